@@ -1,0 +1,3 @@
+from kueuelint.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,57 @@
+"""What a Python rule sees and returns.
+
+A Python rule is a plain function ``check(obj, ctx) -> Iterable[Violation]`` registered with
+``@rule("KQ123")``; its metadata (name, severity, kinds, message, docs) lives in the rule's
+YAML file under ``rules/`` exactly as for CEL rules, so every rule is documented the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from kueuelint.findings import Severity
+from kueuelint.identify.objects import KObject
+from kueuelint.index.inventory import Inventory
+
+
+@dataclass
+class Violation:
+    """One thing a rule found wrong in one object."""
+
+    message: str | None = None       # full text; when None the rule's message template is used
+    path: tuple = ()                 # field path the user must change (finding points there)
+    at_value: bool = False           # point at the value instead of the key
+    args: dict[str, Any] = field(default_factory=dict)   # values for the message template
+    severity: Severity | None = None # override, e.g. escalate a warning to an error
+    fix: str | None = None
+    obj: KObject | None = None       # report on another object than the one being checked
+
+
+@dataclass
+class RuleContext:
+    inventory: Inventory
+    kueue_version: tuple[int, int]
+    options: dict[str, Any] = field(default_factory=dict)  # per-rule options from config
+
+    def workloads(self, obj: KObject):
+        """Derived workloads (pod sets and per-pod requests) of ``obj``, computed once."""
+        from kueuelint.derive import workloads_of  # heavy-ish; most objects never need it
+
+        return workloads_of(obj, self.inventory)
+
+
+RuleFunc = Callable[[KObject, RuleContext], Iterable[Violation]]
+PYTHON_RULES: dict[str, RuleFunc] = {}
+
+
+def rule(code: str) -> Callable[[RuleFunc], RuleFunc]:
+    """Register ``func`` as the implementation of the rule ``code`` described in ``rules/``."""
+
+    def register(func: RuleFunc) -> RuleFunc:
+        if code in PYTHON_RULES and PYTHON_RULES[code] is not func:
+            raise ValueError(f"rule {code} is implemented twice")
+        PYTHON_RULES[code] = func
+        return func
+
+    return register

@@ -1,0 +1,102 @@
+"""The values every stage of the pipeline produces and every reporter consumes."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class Severity(enum.IntEnum):
+    """Ordered so that ``severity >= Severity.WARNING`` reads naturally."""
+
+    INFO = 1
+    WARNING = 2
+    ERROR = 3
+
+    @classmethod
+    def parse(cls, text: str) -> "Severity":
+        try:
+            return cls[text.strip().upper()]
+        except KeyError:
+            raise ValueError(f"unknown severity {text!r} (use error, warning or info)") from None
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+
+@dataclass(frozen=True, order=True)
+class Location:
+    """A 1-based span in a file; end is exclusive-ish like most linters (end column points past)."""
+
+    path: str
+    line: int = 1
+    column: int = 1
+    end_line: int | None = None
+    end_column: int | None = None
+
+
+@dataclass(frozen=True)
+class ObjectRef:
+    """Which Kubernetes object a finding is about (absent for file-level findings)."""
+
+    api_version: str = ""
+    kind: str = ""
+    namespace: str | None = None
+    name: str = ""
+
+    def display(self) -> str:
+        if self.namespace:
+            return f"{self.kind} {self.namespace}/{self.name}"
+        return f"{self.kind} {self.name}"
+
+
+@dataclass
+class Finding:
+    code: str
+    name: str
+    severity: Severity
+    message: str
+    location: Location
+    obj: ObjectRef | None = None
+    field_path: str | None = None
+    source_line: str | None = None
+    fix: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def sort_key(self) -> tuple:
+        loc = self.location
+        return (loc.path, loc.line, loc.column, self.code, self.message)
+
+
+def format_path(path: tuple | list | None) -> str | None:
+    """Render ('spec', 'containers', 0, 'image') as ``spec.containers[0].image``."""
+    if path is None:
+        return None
+    out = []
+    for part in path:
+        if isinstance(part, int):
+            out.append(f"[{part}]")
+        elif out and ("." in part or "/" in part):
+            out.append(f"[{part!r}]")
+        else:
+            out.append(("." if out else "") + str(part))
+    return "".join(out)
+
+
+@dataclass
+class RunResult:
+    """Everything a reporter needs about one run."""
+
+    findings: list[Finding]
+    files: int = 0
+    objects: int = 0
+    seconds: float = 0.0
+    rules: dict[str, Any] = field(default_factory=dict)  # code -> checks.meta.RuleMeta
+    internal_error: str | None = None
+
+    def count_by_severity(self) -> dict[Severity, int]:
+        counts = {sev: 0 for sev in Severity}
+        for finding in self.findings:
+            counts[finding.severity] += 1
+        return counts

@@ -1,0 +1,115 @@
+"""Step 2 of the pipeline: give every loaded document an identity (group, kind, namespace, name)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kueuelint.findings import Location, ObjectRef
+from kueuelint.identify.kinds import KindInfo, kind_key, lookup
+from kueuelint.load.source import Document
+
+DEFAULT_NAMESPACE = "default"
+
+
+@dataclass(eq=False)
+class KObject:
+    """A Kubernetes-style object as read from a file.
+
+    ``data`` is the plain value tree; typed views and derived pod sets are computed on demand
+    by later stages so a run that never needs them never pays for them.
+    """
+
+    doc: Document
+    api_version: str
+    group: str
+    version: str
+    kind: str
+    name: str
+    namespace: str | None          # effective namespace (None for cluster-scoped kinds)
+    info: KindInfo | None
+    cache: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def data(self) -> Any:
+        return self.doc.data
+
+    @property
+    def key(self) -> str:
+        return kind_key(self.group, self.kind)
+
+    @property
+    def is_context(self) -> bool:
+        return self.doc.source.is_context
+
+    @property
+    def path(self) -> str:
+        return self.doc.source.path
+
+    @property
+    def metadata(self) -> dict:
+        meta = self.data.get("metadata") if isinstance(self.data, dict) else None
+        return meta if isinstance(meta, dict) else {}
+
+    @property
+    def labels(self) -> dict:
+        labels = self.metadata.get("labels")
+        return labels if isinstance(labels, dict) else {}
+
+    @property
+    def annotations(self) -> dict:
+        annotations = self.metadata.get("annotations")
+        return annotations if isinstance(annotations, dict) else {}
+
+    @property
+    def spec(self) -> dict:
+        spec = self.data.get("spec") if isinstance(self.data, dict) else None
+        return spec if isinstance(spec, dict) else {}
+
+    def get(self, *path, default=None):
+        """Follow ``path`` through dicts and lists; ``default`` when any step is missing."""
+        node = self.data
+        for part in path:
+            if isinstance(node, dict) and isinstance(part, str):
+                node = node.get(part)
+            elif isinstance(node, list) and isinstance(part, int) and -len(node) <= part < len(node):
+                node = node[part]
+            else:
+                return default
+            if node is None:
+                return default
+        return node
+
+    def locate(self, path: tuple | list = (), *, at_value: bool = False) -> Location:
+        return self.doc.locate(path, at_value=at_value)
+
+    def ref(self) -> ObjectRef:
+        return ObjectRef(self.api_version, self.kind, self.namespace, self.name)
+
+    def display(self) -> str:
+        return f"{self.kind} {self.namespace}/{self.name}" if self.namespace else f"{self.kind} {self.name}"
+
+
+def identify(doc: Document, default_namespace: str = DEFAULT_NAMESPACE,
+             shape_detector=None) -> KObject | None:
+    """An identity for ``doc``, or None when it is not an object at all (a scalar, a list)."""
+    data = doc.data
+    if not isinstance(data, dict):
+        return None
+    api_version = data.get("apiVersion")
+    kind = data.get("kind")
+    if not isinstance(api_version, str) or not isinstance(kind, str):
+        detected = shape_detector(doc) if shape_detector else None
+        if detected is None:
+            return None
+        group, _, kind = detected.rpartition("/")
+        api_version = f"{group}/v1"
+    group, _, version = api_version.rpartition("/")
+    info = lookup(group, kind)
+    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    name = meta.get("name") or meta.get("generateName") or ""
+    namespace = None
+    if info is None or info.namespaced:
+        raw_ns = meta.get("namespace")
+        namespace = raw_ns if isinstance(raw_ns, str) and raw_ns else default_namespace
+    return KObject(doc, api_version, group, version, kind, str(name), namespace, info)

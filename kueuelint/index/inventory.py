@@ -1,0 +1,102 @@
+"""Step 3: an index of every object of the run (checked files and context) for cross-references."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterable
+
+from kueuelint.identify.kinds import KUEUE_CONFIG_GROUP, KUEUE_GROUP
+from kueuelint.identify.objects import KObject
+
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+KUEUE_CONFIGMAP_NAMES = ("kueue-manager-config",)
+
+
+class Inventory:
+    """All objects by ``group/Kind``, namespace and name.
+
+    Lookups are dictionary hits so cross-object rules stay linear in the number of objects.
+    ``has_kind`` tells a rule whether the run could have held a target at all: a missing
+    ClusterQueue is only worth reporting when the run saw ClusterQueues (or the user said the
+    inputs are complete).
+    """
+
+    def __init__(self, objects: Iterable[KObject] = (), require_complete: bool = False) -> None:
+        self.require_complete = require_complete
+        self.objects: list[KObject] = []
+        self._by_kind: dict[str, list[KObject]] = defaultdict(list)
+        self._by_name: dict[tuple[str, str | None, str], KObject] = {}
+        self.cache: dict = {}
+        for obj in objects:
+            self.add(obj)
+
+    def add(self, obj: KObject) -> None:
+        self.objects.append(obj)
+        self._by_kind[obj.key].append(obj)
+        self._by_name.setdefault((obj.key, obj.namespace, obj.name), obj)
+        self.cache.clear()
+
+    def of_kind(self, key: str) -> list[KObject]:
+        return self._by_kind.get(key, [])
+
+    def get(self, key: str, name: str, namespace: str | None = None) -> KObject | None:
+        return self._by_name.get((key, namespace, name))
+
+    def has_kind(self, key: str) -> bool:
+        return self.require_complete or bool(self._by_kind.get(key))
+
+    def kueue(self, kind: str, name: str, namespace: str | None = None) -> KObject | None:
+        return self.get(f"{KUEUE_GROUP}/{kind}", name, namespace)
+
+    def kueue_of_kind(self, kind: str) -> list[KObject]:
+        return self.of_kind(f"{KUEUE_GROUP}/{kind}")
+
+    # --- resolution helpers shared by rules and the admission solver -----------------------
+
+    def local_queue_for(self, obj: KObject, queue_name: str | None) -> KObject | None:
+        if queue_name is None:
+            return None
+        return self.kueue("LocalQueue", queue_name, obj.namespace)
+
+    def cluster_queue_of(self, local_queue: KObject | None) -> KObject | None:
+        if local_queue is None:
+            return None
+        name = local_queue.spec.get("clusterQueue")
+        return self.kueue("ClusterQueue", name) if isinstance(name, str) else None
+
+    def limit_ranges(self, namespace: str | None) -> list[KObject]:
+        return [lr for lr in self.of_kind("LimitRange") if lr.namespace == namespace]
+
+    def runtime_class(self, name: str) -> KObject | None:
+        return self.get("node.k8s.io/RuntimeClass", name)
+
+    def kueue_configuration(self) -> dict | None:
+        """The Kueue Configuration found in the run, as a plain dict (first one wins)."""
+        if "kueue-config" not in self.cache:
+            self.cache["kueue-config"] = self._find_kueue_configuration()
+        return self.cache["kueue-config"]
+
+    def _find_kueue_configuration(self) -> dict | None:
+        for obj in self.of_kind(f"{KUEUE_CONFIG_GROUP}/Configuration"):
+            if isinstance(obj.data, dict):
+                return obj.data
+        for obj in self.of_kind("ConfigMap"):
+            if obj.name in KUEUE_CONFIGMAP_NAMES or obj.name.endswith("-manager-config"):
+                parsed = _configuration_from_configmap(obj)
+                if parsed is not None:
+                    return parsed
+        return None
+
+
+def _configuration_from_configmap(obj: KObject) -> dict | None:
+    import yaml  # the value is YAML text inside the ConfigMap
+
+    data = obj.get("data")
+    text = data.get("controller_manager_config.yaml") if isinstance(data, dict) else None
+    if not isinstance(text, str):
+        return None
+    try:
+        parsed = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return None
+    return parsed if isinstance(parsed, dict) else None

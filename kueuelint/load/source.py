@@ -1,0 +1,203 @@
+"""Read one file (or stdin) into documents with positions, turning every problem into data.
+
+Nothing here raises for bad input: a file that cannot be read, decoded or parsed yields
+``LoadProblem`` entries with a line and column, and the run goes on.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from kueuelint.findings import Location
+from kueuelint.load import yamlnodes
+from kueuelint.load.limits import Limits
+
+
+@dataclass
+class LoadProblem:
+    kind: str          # stable id, mapped to a rule code by the checks layer
+    message: str
+    path: str
+    line: int = 1
+    column: int = 1
+
+
+@dataclass
+class SourceFile:
+    path: str                      # as the user will see it in findings
+    text: str = ""
+    is_context: bool = False       # loaded for cross-references only, never reported on
+    file_type: str | None = None   # forced input type (e.g. compute configs), else detected
+    _lines: list[str] | None = field(default=None, repr=False)
+
+    def line_text(self, line: int) -> str | None:
+        if self._lines is None:
+            self._lines = self.text.splitlines()
+        if 1 <= line <= len(self._lines):
+            return self._lines[line - 1]
+        return None
+
+
+@dataclass
+class Document:
+    """One object-sized piece of a file: a YAML document, or one item of a ``kind: List``."""
+
+    source: SourceFile
+    index: int
+    data: Any
+    node: Any = None               # yaml node of ``data`` (None when positions are unknown)
+    line: int = 1                  # where the object starts
+
+    def locate(self, path: tuple | list = (), *, at_value: bool = False) -> Location:
+        """The position of ``path`` inside this object, or of the nearest existing ancestor."""
+        if self.node is None:
+            return Location(self.source.path, self.line, 1)
+        value_node, key_node, steps = yamlnodes.locate(self.node, tuple(path))
+        use_key = key_node is not None and not at_value and steps == len(path)
+        target = key_node if use_key else value_node
+        if steps < len(path) and key_node is not None:
+            target = key_node
+        start, end = target.start_mark, target.end_mark
+        return Location(self.source.path, start.line + 1, start.column + 1,
+                        end.line + 1, end.column + 1)
+
+
+@dataclass
+class LoadedFile:
+    source: SourceFile
+    documents: list[Document] = field(default_factory=list)
+    problems: list[LoadProblem] = field(default_factory=list)
+
+
+def decode(raw: bytes, path: str, limits: Limits) -> tuple[str | None, LoadProblem | None]:
+    if len(raw) > limits.max_file_bytes:
+        return None, LoadProblem("file-too-large", f"file is {len(raw):,} bytes, over the limit of "
+                                 f"{limits.max_file_bytes:,} (set max-file-bytes to raise it)", path)
+    for bom, codec in ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+                       (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
+        if raw.startswith(bom):
+            try:
+                return raw.decode(codec), None
+            except UnicodeDecodeError as exc:
+                return None, LoadProblem("encoding", f"invalid {codec} text: {exc.reason}", path)
+    if b"\x00" in raw[:8192]:
+        return None, LoadProblem("binary-file", "binary file (contains NUL bytes); not YAML or JSON", path)
+    try:
+        return raw.decode("utf-8-sig"), None
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        return None, LoadProblem("encoding", f"not valid UTF-8 (byte 0x{raw[exc.start]:02x}); "
+                                 "save the file as UTF-8", path, line, column)
+
+
+def parse_text(source: SourceFile, limits: Limits) -> LoadedFile:
+    """Split ``source.text`` into documents; record every problem with its position."""
+    loaded = LoadedFile(source)
+    too_deep = _flow_nesting_over(source.text, limits.max_depth)
+    if too_deep:
+        loaded.problems.append(LoadProblem("depth-limit", f"flow collections nest deeper than "
+                                           f"{limits.max_depth} levels", source.path, *too_deep))
+        return loaded
+    track_aliases = "&" in source.text
+    index = 0
+    try:
+        for root in yamlnodes.compose_documents(source.text):
+            index += 1
+            if index > limits.max_documents:
+                loaded.problems.append(LoadProblem(
+                    "document-limit", f"more than {limits.max_documents:,} documents in one file; "
+                    "the rest were not read", source.path, root.start_mark.line + 1, 1))
+                break
+            _add_document(loaded, root, index - 1, limits, track_aliases)
+    except yaml.MarkedYAMLError as exc:
+        loaded.problems.append(_syntax_problem(exc, source.path))
+    except yaml.YAMLError as exc:
+        loaded.problems.append(LoadProblem("syntax", f"YAML error: {exc}", source.path))
+    except RecursionError:
+        loaded.problems.append(LoadProblem("depth-limit", "document nests too deeply to read",
+                                           source.path))
+    return loaded
+
+
+def _add_document(loaded: LoadedFile, root, index: int, limits: Limits, track_aliases: bool) -> None:
+    path = loaded.source.path
+    builder = yamlnodes.NodeBuilder(limits.max_nodes, limits.max_depth, track_aliases)
+    try:
+        data = builder.build(root)
+    except (yamlnodes.AliasLimitExceeded, yamlnodes.DepthLimitExceeded) as exc:
+        mark = exc.node.start_mark
+        kind = "alias-limit" if isinstance(exc, yamlnodes.AliasLimitExceeded) else "depth-limit"
+        loaded.problems.append(LoadProblem(kind, f"{exc}; document skipped", path,
+                                           mark.line + 1, mark.column + 1))
+        return
+    except RecursionError:
+        mark = root.start_mark
+        loaded.problems.append(LoadProblem("depth-limit", "document nests too deeply to read; "
+                                           "document skipped", path, mark.line + 1, 1))
+        return
+    for problem in builder.problems:
+        loaded.problems.append(LoadProblem(problem.kind, problem.message, path,
+                                           problem.line, problem.column))
+    if data is None:
+        return  # an empty document ("---" with nothing after it) is not an object
+    for item_data, item_node in _expand_lists(data, root):
+        line = item_node.start_mark.line + 1 if item_node is not None else 1
+        loaded.documents.append(Document(loaded.source, index, item_data, item_node, line))
+
+
+def _expand_lists(data, root):
+    """``kind: List`` (and typed ``*List``) documents stand for their items."""
+    if not (isinstance(data, dict) and isinstance(data.get("items"), list)
+            and isinstance(data.get("kind"), str) and data["kind"].endswith("List")):
+        return [(data, root)]
+    items_node = None
+    if isinstance(root, yaml.MappingNode):
+        for key_node, value_node in root.value:
+            if getattr(key_node, "value", None) == "items":
+                items_node = value_node
+    nodes = items_node.value if isinstance(items_node, yaml.SequenceNode) else []
+    pairs = []
+    for position, item in enumerate(data["items"]):
+        if item is None:
+            continue
+        node = nodes[position] if position < len(nodes) else root
+        pairs.append((item, node))
+    return pairs
+
+
+def _syntax_problem(exc: yaml.MarkedYAMLError, path: str) -> LoadProblem:
+    mark = exc.problem_mark or exc.context_mark
+    text = " ".join(part for part in (exc.context, exc.problem) if part)
+    line = mark.line + 1 if mark else 1
+    column = mark.column + 1 if mark else 1
+    return LoadProblem("syntax", f"YAML syntax error: {text}", path, line, column)
+
+
+def _flow_nesting_over(text: str, limit: int) -> tuple[int, int] | None:
+    """libyaml's composer recurses in C and crashes on very deep ``[[[[...`` input: refuse it first.
+
+    Brackets inside strings are counted too; real manifests never hold hundreds of unbalanced
+    ones, so the bound only ever rejects pathological input.
+    """
+    if text.count("[") + text.count("{") <= limit:
+        return None
+    depth = 0
+    for match in _BRACKETS.finditer(text):
+        if match.group() in "[{":
+            depth += 1
+            if depth > limit:
+                position = match.start()
+                line = text.count("\n", 0, position) + 1
+                return line, position - (text.rfind("\n", 0, position) + 1) + 1
+        elif depth:
+            depth -= 1
+    return None
+
+
+_BRACKETS = re.compile(r"[\[\]{}]")

@@ -1,0 +1,227 @@
+"""Turn PyYAML's composed node tree into plain values, keeping the nodes for positions.
+
+Composing (parse events into nodes) runs in libyaml; building values from nodes here costs
+about what PyYAML's own constructor costs, and the node tree lets us answer "where is
+spec.x[2].y?" later without a second parse.  Values follow the Kubernetes API server's
+YAML 1.1 reading (``on`` is true, ``012`` is 10) except timestamps, which stay strings as
+they do after the server's YAML-to-JSON step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import yaml
+from yaml.constructor import ConstructorError, SafeConstructor
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+STR_TAG = "tag:yaml.org,2002:str"
+_SAFE_SCALAR_TAGS = {
+    "tag:yaml.org,2002:null", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:int",
+    "tag:yaml.org,2002:float", "tag:yaml.org,2002:binary", "tag:yaml.org,2002:timestamp",
+    STR_TAG,
+}
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+_MAP_TAG = "tag:yaml.org,2002:map"
+
+
+@dataclass
+class NodeProblem:
+    """Something wrong in the YAML itself, with its 1-based position."""
+
+    kind: str        # "duplicate-key", "unsafe-tag", "alias-limit", "non-string-key", "depth-limit"
+    message: str
+    line: int
+    column: int
+
+
+class AliasLimitExceeded(Exception):
+    def __init__(self, node: Node, limit: int):
+        super().__init__(f"document expands to more than {limit} nodes through aliases")
+        self.node = node
+
+
+class DepthLimitExceeded(Exception):
+    def __init__(self, node: Node, limit: int):
+        super().__init__(f"document nests deeper than {limit} levels")
+        self.node = node
+
+
+class _ScalarReader(SafeConstructor):
+    """Reuses PyYAML's safe scalar constructors without its recursive object builder."""
+
+    def __init__(self) -> None:  # noqa: D401 - the base class wants a loader; we need none
+        super().__init__()
+
+
+_reader = _ScalarReader()
+
+
+def _scalar_value(node: ScalarNode):
+    tag = node.tag
+    if tag == STR_TAG:
+        return node.value
+    if tag == "tag:yaml.org,2002:int":
+        text = node.value
+        if text.isdigit() and (text == "0" or text[0] != "0"):
+            return int(text)
+        return _reader.construct_yaml_int(node)
+    if tag == "tag:yaml.org,2002:bool":
+        return _reader.construct_yaml_bool(node)
+    if tag == "tag:yaml.org,2002:null":
+        return None
+    if tag == "tag:yaml.org,2002:float":
+        return _reader.construct_yaml_float(node)
+    # timestamps, binary and unknown tags keep their text, as the API server would see it.
+    return node.value
+
+
+class NodeBuilder:
+    """Builds values for one document; counts nodes so alias bombs stop early."""
+
+    def __init__(self, max_nodes: int, max_depth: int, track_aliases: bool = True) -> None:
+        self.track_aliases = track_aliases
+        self.max_nodes = max_nodes
+        self.max_depth = max_depth
+        self.visited = 0
+        self.problems: list[NodeProblem] = []
+        self._seen_ids: set[int] = set()
+        # Aliases reuse the anchored node object: build it once, charge its size each time,
+        # so "billion laughs" is refused without being expanded.
+        self._built: dict[int, tuple[object, int]] = {}
+
+    def build(self, node: Node):
+        return self._build(node, 0)
+
+    def _count(self, node: Node) -> None:
+        self.visited += 1
+        if self.visited > self.max_nodes:
+            raise AliasLimitExceeded(node, self.max_nodes)
+
+    def _build(self, node: Node, depth: int):
+        if isinstance(node, ScalarNode):
+            self._count(node)
+            self._check_tag(node, _SAFE_SCALAR_TAGS)
+            return _scalar_value(node)
+        if depth > self.max_depth:
+            raise DepthLimitExceeded(node, self.max_depth)
+        if not self.track_aliases:
+            self._count(node)
+            if isinstance(node, SequenceNode):
+                self._check_tag(node, {_SEQ_TAG})
+                return [self._build(child, depth + 1) for child in node.value]
+            return self._build_mapping(node, depth)
+        memo = self._built.get(id(node))
+        if memo is not None:
+            self.visited += memo[1]
+            if self.visited > self.max_nodes:
+                raise AliasLimitExceeded(node, self.max_nodes)
+            return memo[0]
+        before = self.visited
+        self._count(node)
+        if isinstance(node, SequenceNode):
+            self._check_tag(node, {_SEQ_TAG})
+            value = [self._build(child, depth + 1) for child in node.value]
+        else:
+            value = self._build_mapping(node, depth)
+        self._built[id(node)] = (value, self.visited - before)
+        return value
+
+    def _build_mapping(self, node: MappingNode, depth: int) -> dict:
+        self._check_tag(node, {_MAP_TAG, "tag:yaml.org,2002:omap", "tag:yaml.org,2002:set"})
+        result: dict = {}
+        merged: dict = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE_TAG:
+                merged.update(self._merge_source(value_node, depth))
+                continue
+            key = self._build(key_node, depth + 1)
+            if not isinstance(key, str):
+                self._problem(key_node, "non-string-key",
+                              f"mapping key {key!r} is not a string; the API server rejects it")
+                key = str(key) if not isinstance(key, (dict, list)) else repr(key)
+            if key in result:
+                self._problem(key_node, "duplicate-key",
+                              f"duplicate key {key!r}; the API server rejects duplicate fields")
+            result[key] = self._build(value_node, depth + 1)
+        if merged:
+            for key, value in merged.items():
+                result.setdefault(key, value)
+        return result
+
+    def _merge_source(self, node: Node, depth: int) -> dict:
+        value = self._build(node, depth + 1)
+        if isinstance(value, dict):
+            return value
+        if isinstance(value, list):
+            merged: dict = {}
+            for item in reversed(value):
+                if isinstance(item, dict):
+                    merged.update(item)
+            return merged
+        return {}
+
+    def _check_tag(self, node: Node, allowed: set[str]) -> None:
+        tag = node.tag
+        if tag in allowed or tag == STR_TAG:
+            return
+        if id(node) in self._seen_ids:
+            return
+        self._seen_ids.add(id(node))
+        if tag.startswith("tag:yaml.org,2002:python/") or tag.startswith("!!python"):
+            self._problem(node, "unsafe-tag",
+                          f"tag {tag!r} asks for Python object construction; it was read as plain data")
+        elif not tag.startswith("tag:yaml.org,2002:"):
+            self._problem(node, "unknown-tag", f"unknown YAML tag {tag!r}; value read as plain data")
+
+    def _problem(self, node: Node, kind: str, message: str) -> None:
+        mark = node.start_mark
+        self.problems.append(NodeProblem(kind, message, mark.line + 1, mark.column + 1))
+
+
+def compose_documents(stream: str):
+    """Yield the root node of every document, using libyaml when it is present."""
+    loader_cls = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    loader = loader_cls(stream)
+    try:
+        while loader.check_node():
+            yield loader.get_node()
+    finally:
+        loader.dispose()
+
+
+def locate(root: Node, path: tuple, *, want_key: bool = True) -> tuple[Node, Node | None, int]:
+    """Follow ``path`` down the node tree.
+
+    Returns (value node reached, key node of the last mapping step or None, steps followed).
+    When the path leaves the tree, the deepest node on it is returned so a finding still points
+    at the closest existing line.
+    """
+    node, key_node = root, None
+    steps = 0
+    for part in path:
+        nxt = _child(node, part)
+        if nxt is None:
+            break
+        key_node, node = nxt
+        steps += 1
+    return node, key_node, steps
+
+
+def _child(node: Node, part) -> tuple[Node | None, Node] | None:
+    if isinstance(node, MappingNode):
+        for key_node, value_node in reversed(node.value):
+            if isinstance(key_node, ScalarNode) and key_node.value == str(part):
+                return key_node, value_node
+        return None
+    if isinstance(node, SequenceNode) and isinstance(part, int):
+        if 0 <= part < len(node.value):
+            return None, node.value[part]
+    return None
+
+
+__all__ = [
+    "AliasLimitExceeded", "ConstructorError", "DepthLimitExceeded", "NodeBuilder", "NodeProblem",
+    "compose_documents", "locate",
+]
