@@ -1,0 +1,245 @@
+"""Kueue's quota arithmetic: ClusterQueues and cohorts as a tree of resource nodes.
+
+All amounts are integers in Kueue units (milli-cpu, bytes, whole units) and are keyed by a
+flavor/resource pair ``(flavor, resource)``. The rules follow Kueue's resource-node model:
+
+* a node's *local quota* is the part of its quota hidden from the parent by a lending limit;
+* a cohort's *subtree quota* is its own quota plus what every child lends it;
+* usage bubbles up to the parent only above the child's local quota;
+* ``available`` is what a ClusterQueue could still take now, ``potential_available`` what it
+  could take if nothing at all were in use (the "most a CQ could ever get").
+
+The tree is pure data: no Kubernetes objects, so lint rules and the admission simulator share it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+FR = tuple[str, str]  # (flavor, resource)
+
+
+@dataclass(frozen=True)
+class ResourceQuota:
+    """The limits a node declares for one flavor/resource."""
+
+    nominal: int = 0
+    borrowing_limit: int | None = None
+    lending_limit: int | None = None
+
+
+@dataclass(eq=False)
+class QuotaNode:
+    """A ClusterQueue (leaf) or a cohort (inner node)."""
+
+    name: str
+    is_cluster_queue: bool
+    quotas: dict[FR, ResourceQuota] = field(default_factory=dict)
+    parent: QuotaNode | None = None
+    children: list[QuotaNode] = field(default_factory=list)
+    subtree: dict[FR, int] = field(default_factory=dict)
+    local: dict[FR, int] = field(default_factory=dict)
+    usage: dict[FR, int] = field(default_factory=dict)
+    height: int = 0
+    weight: float = 1.0
+
+    def borrowing_limit(self, fr: FR) -> int | None:
+        quota = self.quotas.get(fr)
+        return quota.borrowing_limit if quota else None
+
+    def local_available(self, fr: FR) -> int:
+        return max(0, self.local.get(fr, 0) - self.usage.get(fr, 0))
+
+    def borrows_with(self, fr: FR, value: int) -> bool:
+        """True when ``value`` more would take this node above its own subtree quota."""
+        return self.subtree.get(fr, 0) < self.usage.get(fr, 0) + value
+
+    def is_borrowing(self, fr: FR) -> bool:
+        return self.borrows_with(fr, 0)
+
+    def path_to_root(self):
+        node = self.parent
+        while node is not None:
+            yield node
+            node = node.parent
+
+    def root(self) -> QuotaNode:
+        node = self
+        while node.parent is not None:
+            node = node.parent
+        return node
+
+
+class QuotaTree:
+    """The cohort forest of one snapshot. Build it, call ``finalize``, then account usage."""
+
+    def __init__(self) -> None:
+        self.queues: dict[str, QuotaNode] = {}
+        self.cohorts: dict[str, QuotaNode] = {}
+        self._cohort_parent: dict[str, str | None] = {}
+        self._queue_cohort: dict[str, str | None] = {}
+        self.cyclic_cohorts: set[str] = set()
+
+    # --- building -------------------------------------------------------------------------
+
+    def add_cohort(self, name: str, parent: str | None = None,
+                   quotas: dict[FR, ResourceQuota] | None = None, weight: float = 1.0) -> None:
+        node = self._cohort(name)
+        node.quotas = dict(quotas or {})
+        node.weight = weight
+        self._cohort_parent[name] = parent or None
+        if parent:
+            self._cohort(parent)
+
+    def add_cluster_queue(self, name: str, cohort: str | None,
+                          quotas: dict[FR, ResourceQuota], weight: float = 1.0) -> QuotaNode:
+        node = QuotaNode(name, True, dict(quotas), weight=weight)
+        self.queues[name] = node
+        self._queue_cohort[name] = cohort or None
+        if cohort:
+            self._cohort(cohort)
+        return node
+
+    def _cohort(self, name: str) -> QuotaNode:
+        node = self.cohorts.get(name)
+        if node is None:
+            node = self.cohorts[name] = QuotaNode(name, False)
+            self._cohort_parent.setdefault(name, None)
+        return node
+
+    def finalize(self) -> None:
+        """Link parents (dropping cohorts caught in a cycle) and compute subtree quotas."""
+        self.cyclic_cohorts = self._find_cycles()
+        for name, parent in self._cohort_parent.items():
+            if parent and name not in self.cyclic_cohorts and parent not in self.cyclic_cohorts:
+                self._link(self.cohorts[name], self.cohorts[parent])
+        for name, cohort in self._queue_cohort.items():
+            if cohort and not self.in_cycle(cohort):
+                self._link(self.queues[name], self.cohorts[cohort])
+        for node in self._roots():
+            _compute_subtree(node)
+
+    def in_cycle(self, cohort: str) -> bool:
+        """True when the cohort, or one of its ancestors, is part of a parent cycle."""
+        seen: set[str] = set()
+        name: str | None = cohort
+        while name and name not in seen:
+            if name in self.cyclic_cohorts:
+                return True
+            seen.add(name)
+            name = self._cohort_parent.get(name)
+        return False
+
+    def _find_cycles(self) -> set[str]:
+        cyclic: set[str] = set()
+        for start in self._cohort_parent:
+            path: list[str] = []
+            name: str | None = start
+            while name and name not in path:
+                path.append(name)
+                name = self._cohort_parent.get(name)
+            if name:
+                cyclic.update(path[path.index(name):])
+        return cyclic
+
+    @staticmethod
+    def _link(child: QuotaNode, parent: QuotaNode) -> None:
+        child.parent = parent
+        parent.children.append(child)
+
+    def _roots(self) -> list[QuotaNode]:
+        nodes = list(self.cohorts.values()) + list(self.queues.values())
+        return [node for node in nodes if node.parent is None]
+
+    # --- usage ----------------------------------------------------------------------------
+
+    def add_usage(self, queue: str, usage: dict[FR, int], sign: int = 1) -> None:
+        """Add (``sign`` = 1) or remove (-1) a workload's usage, bubbling up the tree."""
+        node = self.queues[queue]
+        for fr, amount in usage.items():
+            if amount:
+                _bubble(node, fr, sign * amount)
+
+    # --- the numbers the scheduler uses ----------------------------------------------------
+
+    def available(self, queue: str, fr: FR) -> int:
+        return max(0, _available(self.queues[queue], fr))
+
+    def potential_available(self, queue: str, fr: FR) -> int:
+        return _potential(self.queues[queue], fr)
+
+    def max_obtainable(self, queue: str, flavor: str, resource: str) -> int:
+        """The most a ClusterQueue could ever hold of ``resource`` in ``flavor``."""
+        return self.potential_available(queue, (flavor, resource))
+
+    def borrowing_level(self, queue: str, fr: FR, value: int) -> tuple[int, bool]:
+        """The height of the lowest subtree where ``value`` more fits, and whether that subtree
+        lies below the root (then the queue "may reclaim in the hierarchy")."""
+        node = self.queues[queue]
+        if node.parent is None or not node.borrows_with(fr, value):
+            return 0, node.parent is not None
+        remaining = value - node.local_available(fr)
+        for ancestor in node.path_to_root():
+            if not ancestor.borrows_with(fr, remaining):
+                return ancestor.height, ancestor.parent is not None
+            remaining -= ancestor.local_available(fr)
+        return node.root().height, False
+
+    def nominal(self, queue: str, fr: FR) -> int:
+        quota = self.queues[queue].quotas.get(fr)
+        return quota.nominal if quota else 0
+
+    def usage(self, queue: str, fr: FR) -> int:
+        return self.queues[queue].usage.get(fr, 0)
+
+    def borrowed(self, queue: str, fr: FR) -> int:
+        """How much of the queue's usage lies above its nominal quota."""
+        return max(0, self.usage(queue, fr) - self.nominal(queue, fr))
+
+
+def _compute_subtree(node: QuotaNode) -> None:
+    totals = {fr: quota.nominal for fr, quota in node.quotas.items()}
+    height = 0
+    for child in node.children:
+        _compute_subtree(child)
+        height = max(height, child.height + 1)
+        for fr, amount in child.subtree.items():
+            totals[fr] = totals.get(fr, 0) + amount - child.local.get(fr, 0)
+    node.height = height if node.children or node.is_cluster_queue else 1
+    node.subtree = totals
+    node.local = {}
+    for fr, quota in node.quotas.items():
+        if quota.lending_limit is not None:
+            node.local[fr] = max(0, totals.get(fr, 0) - quota.lending_limit)
+
+
+def _bubble(node: QuotaNode, fr: FR, delta: int) -> None:
+    while node is not None and delta:
+        old = node.usage.get(fr, 0)
+        new = old + delta
+        node.usage[fr] = new
+        local = node.local.get(fr, 0)
+        delta = max(0, new - local) - max(0, old - local)
+        node = node.parent
+
+
+def _available(node: QuotaNode, fr: FR) -> int:
+    if node.parent is None:
+        return node.subtree.get(fr, 0) - node.usage.get(fr, 0)
+    from_parent = _available(node.parent, fr)
+    limit = node.borrowing_limit(fr)
+    if limit is not None:
+        local = node.local.get(fr, 0)
+        cap = (node.subtree.get(fr, 0) - local) - max(0, node.usage.get(fr, 0) - local) + limit
+        from_parent = min(from_parent, cap)
+    return node.local_available(fr) + from_parent
+
+
+def _potential(node: QuotaNode, fr: FR) -> int:
+    if node.parent is None:
+        return node.subtree.get(fr, 0)
+    value = node.local.get(fr, 0) + _potential(node.parent, fr)
+    limit = node.borrowing_limit(fr)
+    if limit is not None:
+        value = min(value, node.subtree.get(fr, 0) + limit)
+    return value
