@@ -1,0 +1,136 @@
+"""Evaluate rules written in CEL.
+
+A CEL rule works like a ValidatingAdmissionPolicy: ``validations`` are boolean expressions
+that must hold (each with a message or messageExpression and an optional fieldPath), and
+``violations`` is an expression returning a list of messages or ``{message, path}`` maps,
+for rules that point at many places.  ``match`` is an optional precondition.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from kueuelint.checks.api import RuleContext, Violation
+from kueuelint.checks.registry import RuleDef
+from kueuelint.identify.objects import KObject
+
+VARIABLES = ("object", "workloads", "localQueue", "clusterQueue", "kueueConfig", "kueueVersion")
+_PATH_PART = re.compile(r"\.?([^.\[\]]+)|\[(\d+)\]|\[['\"]([^'\"]+)['\"]\]")
+
+
+class CelRuleError(Exception):
+    """The rule itself is broken (compile error, evaluation error, wrong result type)."""
+
+
+def parse_field_path(text: str) -> tuple:
+    """``spec.resourceGroups[0].flavors`` or ``metadata.labels['a/b']`` as a path tuple."""
+    parts: list = []
+    for match in _PATH_PART.finditer(text or ""):
+        name, index, quoted = match.groups()
+        parts.append(int(index) if index is not None else (quoted if quoted is not None else name))
+    return tuple(parts)
+
+
+class CelRule:
+    def __init__(self, rule: RuleDef, engine) -> None:
+        self.rule = rule
+        self.engine = engine
+        self.spec = rule.cel or {}
+        self._programs: dict[str, Any] = {}
+        sources = " ".join(str(v) for v in _all_sources(self.spec))
+        self.needs = {name for name in VARIABLES if name in sources}
+
+    def program(self, source: str):
+        program = self._programs.get(source)
+        if program is None:
+            from kueuelint.cel.cache import compile_cached
+            from kueuelint.cel.engine import CelCompileError
+
+            try:
+                program = compile_cached(self.engine, source, VARIABLES)
+            except CelCompileError as exc:
+                raise CelRuleError(f"CEL compile error at {exc.line}:{exc.column}: {exc.message}") from None
+            self._programs[source] = program
+        return program
+
+    def evaluate(self, activation) -> list[Violation]:
+        match = self.spec.get("match")
+        if match and not self._eval_bool(match, activation):
+            return []
+        found: list[Violation] = []
+        for validation in self.spec.get("validations") or ():
+            if not self._eval_bool(validation["expression"], activation):
+                found.append(self._validation_violation(validation, activation))
+        if self.spec.get("violations"):
+            found.extend(self._listed_violations(activation))
+        return found
+
+    def _eval(self, source: str, activation):
+        from kueuelint.cel.engine import CelEvalError
+
+        try:
+            return self.program(source).evaluate(activation)
+        except CelEvalError as exc:
+            raise CelRuleError(f"CEL evaluation error in {source!r}: {exc}") from None
+
+    def _eval_bool(self, source: str, activation) -> bool:
+        value = self._eval(source, activation)
+        if not isinstance(value, bool):
+            raise CelRuleError(f"expression {source!r} must return a bool, got {type(value).__name__}")
+        return value
+
+    def _validation_violation(self, validation: dict, activation) -> Violation:
+        message = validation.get("message")
+        if validation.get("messageExpression"):
+            message = str(self._eval(validation["messageExpression"], activation))
+        return Violation(message=message, path=parse_field_path(validation.get("fieldPath", "")))
+
+    def _listed_violations(self, activation) -> list[Violation]:
+        items = self._eval(self.spec["violations"], activation)
+        if not isinstance(items, list):
+            raise CelRuleError("'violations' must return a list")
+        found = []
+        for item in items:
+            if isinstance(item, dict):
+                found.append(Violation(message=item.get("message"),
+                                       path=parse_field_path(str(item.get("path", "")))))
+            else:
+                found.append(Violation(message=str(item)))
+        return found
+
+
+def _all_sources(spec: dict):
+    yield spec.get("match") or ""
+    yield spec.get("violations") or ""
+    for validation in spec.get("validations") or ():
+        yield validation.get("expression", "")
+        yield validation.get("messageExpression", "")
+
+
+def activation_values(obj: KObject, ctx: RuleContext, needs: set[str]) -> dict[str, Any]:
+    """The variables CEL rules see; only the ones some rule uses are computed."""
+    values: dict[str, Any] = {name: None for name in VARIABLES}
+    values["object"] = obj.data
+    values["kueueVersion"] = {"major": ctx.kueue_version[0], "minor": ctx.kueue_version[1]}
+    if needs & {"workloads", "localQueue", "clusterQueue"}:
+        workloads = ctx.workloads(obj)
+        values["workloads"] = [_workload_value(w) for w in workloads]
+        queue = next((w.queue_name for w in workloads if w.queue_name), None)
+        local_queue = ctx.inventory.local_queue_for(obj, queue)
+        cluster_queue = ctx.inventory.cluster_queue_of(local_queue)
+        values["localQueue"] = local_queue.data if local_queue else None
+        values["clusterQueue"] = cluster_queue.data if cluster_queue else None
+    if "kueueConfig" in needs:
+        values["kueueConfig"] = ctx.inventory.kueue_configuration()
+    return values
+
+
+def _workload_value(workload) -> dict:
+    return {
+        "name": workload.name,
+        "queueName": workload.queue_name,
+        "priorityClass": workload.priority_class,
+        "podSets": [{"name": ps.name, "count": ps.count, "minCount": ps.min_count,
+                     "requests": dict(ps.requests)} for ps in workload.pod_sets],
+    }

@@ -1,0 +1,250 @@
+"""Steps 3–5 glued together: index every object, run the selected rules, apply suppressions."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from kueuelint.checks import suppress
+from kueuelint.checks.api import PYTHON_RULES, RuleContext, Violation
+from kueuelint.checks.registry import RuleDef
+from kueuelint.config import Config
+from kueuelint.findings import Finding, Location, RunResult, Severity, format_path
+from kueuelint.identify.objects import KObject, identify
+from kueuelint.index.inventory import Inventory
+from kueuelint.load.source import LoadedFile
+
+RULE_ERROR = "KQ009"
+UNUSED_SUPPRESSION = "KQ010"
+SUPPRESSION_WITHOUT_REASON = "KQ011"
+
+
+@dataclass
+class FileState:
+    loaded: LoadedFile
+    objects: list[KObject] = field(default_factory=list)
+    suppressions: suppress.FileSuppressions = field(default_factory=suppress.FileSuppressions)
+
+
+class Checker:
+    """Runs one set of rules over one set of loaded files (checked files plus context)."""
+
+    def __init__(self, rules: dict[str, RuleDef], config: Config, *, use_suppressions: bool = True,
+                 progress: Callable[[int, int], None] | None = None) -> None:
+        self.rules = rules
+        self.config = config
+        self.use_suppressions = use_suppressions
+        self.progress = progress
+        self.findings: list[Finding] = []
+        self._problem_codes = {kind: rule for rule in rules.values() for kind in rule.problem_kinds}
+        self._cel_rules: dict[str, object] = {}
+        self._engine = None
+        self._by_kind: dict[str, list[RuleDef]] = {}
+
+    # --- the run ------------------------------------------------------------------------
+
+    def run(self, files: list[LoadedFile], context: list[LoadedFile] = ()) -> RunResult:
+        started = time.perf_counter()
+        states = [self._identify(f) for f in files]
+        context_objects = [obj for f in context for obj in self._identify(f).objects]
+        inventory = Inventory([o for s in states for o in s.objects] + context_objects,
+                              require_complete=self.config.require_complete)
+        ctx = RuleContext(inventory, self.config.kueue_version)
+        for number, state in enumerate(states, start=1):
+            self._check_file(state, ctx)
+            if self.progress:
+                self.progress(number, len(states))
+        self.findings.sort(key=Finding.sort_key)
+        return RunResult(self.findings, files=len(files),
+                         objects=sum(len(s.objects) for s in states),
+                         seconds=time.perf_counter() - started,
+                         rules={code: rule.meta for code, rule in self.rules.items()})
+
+    def _identify(self, loaded: LoadedFile) -> FileState:
+        state = FileState(loaded)
+        detector = _shape_detector()
+        for doc in loaded.documents:
+            obj = identify(doc, self.config.default_namespace, detector)
+            if obj is not None:
+                state.objects.append(obj)
+        return state
+
+    def _check_file(self, state: FileState, ctx: RuleContext) -> None:
+        source = state.loaded.source
+        if self.use_suppressions:
+            state.suppressions.items = suppress.scan_comments(source.path, source.text)
+        for problem in state.loaded.problems:
+            self._report_problem(state, problem)
+        for obj in state.objects:
+            if self.use_suppressions:
+                self._collect_annotation_suppression(state, obj)
+            self._check_object(state, obj, ctx)
+        if self.use_suppressions:
+            self._report_suppression_hygiene(state)
+
+    def _check_object(self, state: FileState, obj: KObject, ctx: RuleContext) -> None:
+        applicable = self._applicable(obj.key)
+        activation = None
+        for rule in applicable:
+            try:
+                if rule.implementation == "python":
+                    violations = list(rule.python_func()(obj, self._rule_ctx(ctx, rule)))
+                else:
+                    if activation is None:
+                        activation = self._activation(obj, ctx, applicable)
+                    violations = self._cel_rule(rule).evaluate(activation)
+            except Exception as exc:  # a broken rule must not stop the others
+                self._report_rule_error(state, rule, obj, exc)
+                continue
+            for violation in violations:
+                self._report_violation(state, rule, obj, violation)
+
+    def _applicable(self, kind_key: str) -> list[RuleDef]:
+        found = self._by_kind.get(kind_key)
+        if found is None:
+            found = self._by_kind[kind_key] = [
+                r for r in self.rules.values()
+                if r.implementation != "builtin" and self.config.is_selected(r.meta.code)
+                and r.applies_to(kind_key)]
+        return found
+
+    def _rule_ctx(self, ctx: RuleContext, rule: RuleDef) -> RuleContext:
+        options = {**rule.options, **self.config.rule_options.get(rule.meta.code, {})}
+        if not options:
+            return ctx
+        return RuleContext(ctx.inventory, ctx.kueue_version, options)
+
+    # --- CEL ----------------------------------------------------------------------------
+
+    def _cel_rule(self, rule: RuleDef):
+        cel_rule = self._cel_rules.get(rule.meta.code)
+        if cel_rule is None:
+            from kueuelint.cel.engine import get_engine
+            from kueuelint.checks.cel_rules import CelRule
+
+            if self._engine is None:
+                name = None if self.config.cel_engine == "auto" else self.config.cel_engine
+                self._engine = get_engine(name)
+            cel_rule = self._cel_rules[rule.meta.code] = CelRule(rule, self._engine)
+        return cel_rule
+
+    def _activation(self, obj: KObject, ctx: RuleContext, rules: list[RuleDef]):
+        from kueuelint.checks.cel_rules import activation_values
+
+        needs: set[str] = set()
+        for rule in rules:
+            if rule.implementation == "cel":
+                needs |= self._cel_rule(rule).needs
+        return self._engine.activation(activation_values(obj, ctx, needs))
+
+    # --- turning results into findings --------------------------------------------------
+
+    def _report_violation(self, state: FileState, rule: RuleDef, obj: KObject, violation: Violation) -> None:
+        target = violation.obj or obj
+        if target.is_context:
+            return
+        location = target.locate(violation.path, at_value=violation.at_value)
+        message = violation.message or _render(rule.message, target, violation.args)
+        self._emit(state, rule.meta.code, rule.meta.name, violation.severity or rule.meta.severity,
+                   message, location, target, format_path(violation.path) if violation.path else None,
+                   violation.fix)
+
+    def _report_problem(self, state: FileState, problem) -> None:
+        rule = self._problem_codes.get(problem.kind)
+        if rule is None:
+            return
+        location = Location(problem.path, problem.line, problem.column)
+        self._emit(state, rule.meta.code, rule.meta.name, rule.meta.severity, problem.message, location)
+
+    def _report_rule_error(self, state: FileState, rule: RuleDef, obj: KObject, exc: Exception) -> None:
+        meta = self.rules.get(RULE_ERROR)
+        name = meta.meta.name if meta else "rule-error"
+        detail = f"{type(exc).__name__}: {exc}" if not str(exc).startswith("CEL") else str(exc)
+        message = f"rule {rule.meta.code} ({rule.meta.name}) failed on {obj.display()}: {detail}"
+        self._emit(state, RULE_ERROR, name, Severity.ERROR, message, obj.locate(()), obj, force=True)
+
+    def _emit(self, state: FileState, code: str, name: str, severity: Severity, message: str,
+              location: Location, obj: KObject | None = None, field_path: str | None = None,
+              fix: str | None = None, force: bool = False) -> None:
+        if not force and not self._wanted(code, location.path):
+            return
+        if self.use_suppressions and state.suppressions.match(code, location.line):
+            return
+        severity = self.config.severity.get(code, severity)
+        source_line = state.loaded.source.line_text(location.line)
+        self.findings.append(Finding(code, name, severity, message, location,
+                                     obj.ref() if obj else None, field_path, source_line, fix))
+
+    def _wanted(self, code: str, path: str) -> bool:
+        if not self.config.is_selected(code) or code not in self.rules:
+            return False
+        return not _per_file_ignored(self.config.per_file_ignores, code, path)
+
+    # --- suppressions -------------------------------------------------------------------
+
+    def _collect_annotation_suppression(self, state: FileState, obj: KObject) -> None:
+        value = obj.annotations.get(suppress.ANNOTATION)
+        if value is None:
+            return
+        path = ("metadata", "annotations", suppress.ANNOTATION)
+        loc = obj.locate(path)
+        node = obj.doc.node
+        end = node.end_mark.line + 1 if node is not None else loc.line
+        state.suppressions.items.append(
+            suppress.from_annotation(value, loc.path, loc.line, loc.column, (obj.doc.line, end)))
+
+    def _report_suppression_hygiene(self, state: FileState) -> None:
+        hygiene = []
+        for item in state.suppressions.items:
+            location = Location(item.path, item.line, item.column)
+            if not item.reason:
+                hygiene.append((SUPPRESSION_WITHOUT_REASON,
+                                "suppression has no reason; say why after the codes", location))
+            if not item.used:
+                codes = ",".join(item.codes) or "all codes"
+                hygiene.append((UNUSED_SUPPRESSION,
+                                f"suppression of {codes} matched no finding; remove it", location))
+        for code, message, location in hygiene:
+            rule = self.rules.get(code)
+            if rule is not None and self._wanted(code, location.path):
+                source_line = state.loaded.source.line_text(location.line)
+                self.findings.append(Finding(code, rule.meta.name, self.config.severity.get(
+                    code, rule.meta.severity), message, location, source_line=source_line))
+
+
+def _render(template: str, obj: KObject, args: dict) -> str:
+    values = {"object": obj.display(), "kind": obj.kind, "name": obj.name,
+              "namespace": obj.namespace or "", "apiVersion": obj.api_version, **args}
+    try:
+        return template.format(**values)
+    except (KeyError, IndexError, ValueError):
+        return template
+
+
+def _per_file_ignored(per_file: dict[str, tuple[str, ...]], code: str, path: str) -> bool:
+    if not per_file:
+        return False
+    import fnmatch
+
+    for pattern, codes in per_file.items():
+        if fnmatch.fnmatch(path, pattern) or fnmatch.fnmatch(path, f"*/{pattern}"):
+            if any(code.startswith(prefix) for prefix in codes):
+                return True
+    return False
+
+
+def _shape_detector():
+    try:
+        from kueuelint.identify.shapes import detect_shape
+    except ImportError:
+        return None
+    return detect_shape
+
+
+def ensure_python_rules_loaded(rules: dict[str, RuleDef]) -> None:
+    """Bind python rules eagerly (used by ``rules`` listings and tests to catch typos)."""
+    for rule in rules.values():
+        if rule.implementation == "python":
+            rule.python_func()
+    _ = PYTHON_RULES

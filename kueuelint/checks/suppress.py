@@ -1,0 +1,85 @@
+"""Suppressions: YAML comments and the ``kueuelint.io/ignore`` annotation.
+
+``# kueuelint: ignore[KQ123] reason`` on a line, or alone on the line above, silences that
+code there; ``# kueuelint: ignore-file[KQ123]`` silences it in the whole file.  Every
+suppression is tracked so the ones that matched nothing can be reported (like ruff's RUF100).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+MARKER = "kueuelint:"
+ANNOTATION = "kueuelint.io/ignore"
+_COMMENT_RE = re.compile(r"#\s*kueuelint:\s*(ignore-file|ignore)\s*(?:\[([^\]]*)\])?\s*(.*)$")
+_CODES_RE = re.compile(r"^\s*([A-Z0-9, ]+?)\s*(?::\s*(.*))?$")
+
+
+@dataclass
+class Suppression:
+    codes: tuple[str, ...]          # empty = every code
+    reason: str
+    path: str
+    line: int                       # where the suppression itself is written
+    column: int
+    scope: str                      # "line", "file" or "object"
+    target_lines: tuple[int, ...] = ()   # lines it covers ("line" scope)
+    object_span: tuple[int, int] | None = None   # first/last line of the object ("object" scope)
+    used: bool = False
+
+    def covers(self, code: str, line: int) -> bool:
+        if self.codes and not any(code.startswith(prefix) for prefix in self.codes):
+            return False
+        if self.scope == "file":
+            return True
+        if self.scope == "object":
+            return self.object_span is not None and self.object_span[0] <= line <= self.object_span[1]
+        return line in self.target_lines
+
+
+@dataclass
+class FileSuppressions:
+    items: list[Suppression] = field(default_factory=list)
+
+    def match(self, code: str, line: int) -> Suppression | None:
+        for item in self.items:
+            if item.covers(code, line):
+                item.used = True
+                return item
+        return None
+
+
+def scan_comments(path: str, text: str) -> list[Suppression]:
+    """Find comment suppressions; cheap when the file mentions no ``kueuelint:`` at all."""
+    if MARKER not in text:
+        return []
+    found = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        position = line.find("#")
+        if position < 0 or MARKER not in line:
+            continue
+        match = _COMMENT_RE.search(line, position)
+        if match is None:
+            continue
+        scope = "file" if match.group(1) == "ignore-file" else "line"
+        codes = _split_codes(match.group(2))
+        standalone = not line[:match.start()].strip()
+        targets = (number, number + 1) if standalone else (number,)
+        found.append(Suppression(codes, match.group(3).strip(), path, number, match.start() + 1,
+                                 scope, targets))
+    return found
+
+
+def from_annotation(value, path: str, line: int, column: int, span: tuple[int, int]) -> Suppression:
+    """``"KQ123,KQ124: reason"`` on an object; codes are required so nothing is silenced blindly."""
+    text = str(value)
+    codes_part, _, reason = text.partition(":")
+    codes = _split_codes(codes_part)
+    return Suppression(codes, reason.strip(), path, line, column, "object", object_span=span)
+
+
+def _split_codes(text: str | None) -> tuple[str, ...]:
+    if not text:
+        return ()
+    return tuple(code.strip().upper() for code in text.split(",") if code.strip())

@@ -1,0 +1,117 @@
+"""Lint manifests, Kueue objects and compute configs.
+
+Paths may be files, directories (searched for *.yaml, *.yml and *.json), globs, or - for
+standard input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+
+from kueuelint.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
+from kueuelint.cli.common import add_config_arguments, load_cli_config
+from kueuelint.cli.output import open_outputs, progress_printer, want_color
+
+FAIL_ON = ("error", "warning", "info")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="files, directories, globs or - (stdin)")
+    out = parser.add_argument_group("output")
+    out.add_argument("--format", action="append", choices=("text", "json", "sarif", "junit", "github"),
+                     help="output format (repeat with --output to write several; default: text)")
+    out.add_argument("--output", "-o", action="append", metavar="FILE",
+                     help="write the matching --format to FILE instead of standard output")
+    out.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                     help="colour text output (auto: only on a terminal, honouring NO_COLOR)")
+    out.add_argument("--no-source", action="store_true", help="do not show the offending source line")
+    out.add_argument("--statistics", action="store_true", help="count findings per rule")
+    out.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
+    out.add_argument("--no-progress", action="store_true", help="never show a progress line")
+    gate = parser.add_argument_group("exit status")
+    gate.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    gate.add_argument("--fail-on", choices=FAIL_ON, default="error",
+                      help="lowest severity that makes the exit status 1 (default: error)")
+    sel = parser.add_argument_group("rule selection")
+    sel.add_argument("--select", metavar="CODES", help="comma-separated codes or prefixes to run (e.g. KQ1,KQ201)")
+    sel.add_argument("--ignore", metavar="CODES", help="comma-separated codes or prefixes to skip")
+    sel.add_argument("--extend-select", metavar="CODES", help="add codes to the configured selection")
+    sel.add_argument("--no-suppressions", action="store_true",
+                     help="ignore every suppression comment and annotation (for admins)")
+    inp = parser.add_argument_group("input")
+    inp.add_argument("--context", action="append", default=[], metavar="PATH",
+                     help="also load PATH for cross-references, without reporting on it")
+    inp.add_argument("--stdin-filename", default="<stdin>", metavar="NAME",
+                     help="the name to report for standard input")
+    inp.add_argument("--type", dest="file_type", metavar="TYPE",
+                     choices=("manifest", "anyscale-compute-config", "skypilot-config", "skypilot-task"),
+                     help="treat every input as this type instead of detecting it")
+    add_config_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.paths:
+        raise UsageError("no paths given; try 'kueuelint check .' or 'kueuelint check -' for stdin")
+    config = load_cli_config(args)
+    outputs = open_outputs(args.format or ["text"], args.output or [])
+    from kueuelint import pipeline
+    from kueuelint.checks.registry import RuleFileError
+
+    try:
+        rules = pipeline.load_rules(config)
+    except RuleFileError as exc:
+        raise UsageError(str(exc)) from None
+    result = _run_checks(args, config, rules)
+    _write_reports(result, outputs, args)
+    if result.internal_error:
+        return EXIT_ERROR
+    if args.exit_zero:
+        return EXIT_OK
+    threshold = FAIL_ON.index(args.fail_on)
+    failing = {sev for sev in FAIL_ON[: threshold + 1]}
+    return EXIT_FINDINGS if any(str(f.severity) in failing for f in result.findings) else EXIT_OK
+
+
+def _run_checks(args, config, rules):
+    from kueuelint import pipeline
+    from kueuelint.checks.runner import Checker
+    from kueuelint.findings import RunResult
+
+    show_progress = not args.no_progress and not args.quiet and sys.stderr.isatty()
+    progress = progress_printer(sys.stderr) if show_progress else None
+    checker = Checker(rules, config, use_suppressions=not args.no_suppressions, progress=progress)
+    try:
+        inputs = pipeline.load_inputs(args.paths, config, extra_context=tuple(args.context),
+                                      stdin_name=args.stdin_filename, forced_type=args.file_type)
+        return checker.run(inputs.files, inputs.context)
+    except Exception as exc:  # the tool's own bug: keep what was found, say so, exit 2
+        context = traceback.format_exc(limit=-3).strip().splitlines()
+        message = f"internal error, please report: {type(exc).__name__}: {exc} ({context[-3].strip()})"
+        checker.findings.sort(key=lambda f: f.sort_key())
+        return RunResult(checker.findings, rules={c: r.meta for c, r in rules.items()},
+                         internal_error=message)
+    finally:
+        if progress:
+            progress(0, 0)
+
+
+def _write_reports(result, outputs, args) -> None:
+    from kueuelint.report import get_reporter
+    from kueuelint.report.options import ReportOptions
+
+    from kueuelint import __version__
+
+    for name, stream, to_terminal in outputs:
+        options = ReportOptions(color=want_color(args.color, stream) if to_terminal else False,
+                                show_source=not args.no_source, statistics=args.statistics,
+                                quiet=args.quiet, tool_version=__version__, cwd_for_uris=os.getcwd())
+        try:
+            get_reporter(name)(result, stream, options)
+        finally:
+            if stream is not sys.stdout:
+                stream.close()
+    if result.internal_error and not any(s is sys.stdout for _, s, _ in outputs):
+        print(f"kueuelint: {result.internal_error}", file=sys.stderr)

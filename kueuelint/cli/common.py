@@ -1,0 +1,41 @@
+"""Options shared by commands that read the project configuration."""
+
+from __future__ import annotations
+
+import argparse
+
+from kueuelint.cli import UsageError
+
+
+def add_config_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("configuration")
+    group.add_argument("--config", metavar="FILE",
+                       help="pyproject.toml or .kueuelint.yaml to use (default: nearest up the tree)")
+    group.add_argument("--kueue-version", metavar="X.Y", help="Kueue version to check against (default: latest)")
+    group.add_argument("--cel-engine", choices=("auto", "cel-expr-python", "cel-python"),
+                       help="CEL engine for CEL rules (default: cel-expr-python when installed)")
+    group.add_argument("--require-complete", action="store_true",
+                       help="treat the inputs as the complete set of objects: report every missing reference")
+
+
+def load_cli_config(args: argparse.Namespace):
+    from kueuelint.config import ConfigError, load_config, parse_kueue_version
+
+    try:
+        config = load_config(args.config)
+        if getattr(args, "kueue_version", None):
+            config.kueue_version = parse_kueue_version(args.kueue_version, "--kueue-version")
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    if getattr(args, "cel_engine", None):
+        config.cel_engine = args.cel_engine
+    if getattr(args, "require_complete", False):
+        config.require_complete = True
+    for option in ("select", "ignore"):
+        value = getattr(args, option, None)
+        if value:
+            setattr(config, option, tuple(c.strip().upper() for c in value.split(",") if c.strip()))
+    extend = getattr(args, "extend_select", None)
+    if extend:
+        config.select += tuple(c.strip().upper() for c in extend.split(",") if c.strip())
+    return config

@@ -1,0 +1,60 @@
+"""Where reports go, whether to colour them, and the progress line for long runs."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from kueuelint.cli import UsageError
+
+
+def open_outputs(formats: list[str], outputs: list[str]):
+    """Pair each --format with the --output at the same position; the rest go to stdout."""
+    if len(outputs) > len(formats):
+        raise UsageError("more --output files than --format options")
+    pairs = []
+    stdout_users = 0
+    for index, name in enumerate(formats):
+        if index < len(outputs) and outputs[index] != "-":
+            try:
+                stream = open(outputs[index], "w", encoding="utf-8", newline="\n")
+            except OSError as exc:
+                raise UsageError(f"cannot write {outputs[index]}: {exc.strerror}") from None
+            pairs.append((name, stream, False))
+        else:
+            stdout_users += 1
+            pairs.append((name, sys.stdout, True))
+    if stdout_users > 1:
+        raise UsageError("only one --format can go to standard output; give the others an --output FILE")
+    return pairs
+
+
+def want_color(mode: str, stream) -> bool:
+    if mode != "auto":
+        return mode == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return hasattr(stream, "isatty") and stream.isatty() and os.environ.get("TERM") != "dumb"
+
+
+def progress_printer(stream, min_files: int = 50, interval: float = 0.1):
+    """A callback drawing ``checking 120/4000 files`` in place; ``(0, 0)`` clears it."""
+    state = {"last": 0.0, "shown": False}
+
+    def show(done: int, total: int) -> None:
+        if total == 0:
+            if state["shown"]:
+                stream.write("\r\x1b[K")
+                stream.flush()
+            return
+        now = time.monotonic()
+        if total < min_files or (now - state["last"] < interval and done != total):
+            return
+        state["last"], state["shown"] = now, True
+        stream.write(f"\rchecking {done}/{total} files")
+        stream.flush()
+
+    return show
