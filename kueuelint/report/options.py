@@ -1,0 +1,19 @@
+"""Options every reporter accepts; kept apart so the CLI can build them without importing a reporter."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kueuelint import __version__
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReportOptions:
+    color: bool = False
+    show_source: bool = True
+    statistics: bool = False
+    quiet: bool = False
+    tool_version: str = __version__
+    # Directory that SARIF and GitHub paths are made relative to (usually the repository root);
+    # None keeps paths as the findings carry them.
+    cwd_for_uris: str | None = None
