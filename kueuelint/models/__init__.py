@@ -1,1 +1,15 @@
+"""Typed models of Kueue's API (kueue.x-k8s.io v1beta1/v1beta2, config.kueue.x-k8s.io).
 
+Written from the Kueue API reference. They reject what the API server rejects: unknown fields,
+wrong types, enum values, required fields, patterns, limits, quantity syntax and the CRDs'
+spec-level CEL rules. pydantic is imported only when a model is first used (``model_for``).
+"""
+
+from __future__ import annotations
+
+
+def model_for(group: str, version: str, kind: str):
+    """The model class for an object, or None when kueuelint has no built-in model for it."""
+    from kueuelint.models.registry import MODELS
+
+    return MODELS.get((group, version, kind))

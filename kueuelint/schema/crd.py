@@ -1,0 +1,138 @@
+"""CustomResourceDefinitions as validators: an index by group/kind/version, and the per-CRD
+compiled state (JSON Schema validator, CEL programs) cached by the CRD's content hash so the
+same CRD seen in several files, or runs, is prepared once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from kueuelint.schema import structural
+from kueuelint.schema.celrules import MISSING, RuleRunner, cel_value, sites_of
+from kueuelint.schema.issues import SchemaIssue
+
+CRD_KEY = "apiextensions.k8s.io/CustomResourceDefinition"
+
+
+@dataclass(eq=False)
+class CrdVersion:
+    group: str
+    kind: str
+    version: str
+    crd_name: str
+    schema: dict
+    digest: str                 # content hash of the whole CRD (cache key)
+    source: str = ""
+    served: bool = True
+    deprecated: bool = False
+    _state: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def judge(self) -> str:
+        return f"CRD {self.crd_name} {self.version}"
+
+    def validator(self):
+        if "validator" not in self._state:
+            from kueuelint.schema.openapi import build_validator
+
+            self._state["validator"] = build_validator(structural.to_jsonschema(self.schema))
+        return self._state["validator"]
+
+    def sites(self):
+        if "sites" not in self._state:
+            self._state["sites"] = sites_of(self.schema)
+        return self._state["sites"]
+
+
+class CrdIndex:
+    """CRD versions by (group, kind, version); the first CRD seen for a kind wins."""
+
+    def __init__(self) -> None:
+        self._versions: dict[tuple[str, str, str], CrdVersion] = {}
+        self.problems: list[str] = []
+
+    def __len__(self) -> int:
+        return len(self._versions)
+
+    def __iter__(self):
+        return iter(self._versions.values())
+
+    def get(self, group: str, kind: str, version: str) -> CrdVersion | None:
+        return self._versions.get((group, kind, version))
+
+    def has_kind(self, group: str, kind: str) -> bool:
+        return any(g == group and k == kind for g, k, _ in self._versions)
+
+    def add(self, crd: Any, source: str = "") -> int:
+        """Index one CRD object; returns how many versions with a schema it contributed."""
+        spec = crd.get("spec") if isinstance(crd, dict) else None
+        if not isinstance(spec, dict) or not isinstance(spec.get("names"), dict):
+            self.problems.append(f"{source}: not a CustomResourceDefinition with spec.names")
+            return 0
+        digest = _digest(crd)
+        name = (crd.get("metadata") or {}).get("name") or spec["names"].get("plural", "?")
+        added = 0
+        for entry in spec.get("versions") or []:
+            version = _version_of(spec, entry, name, digest, source)
+            if version is not None:
+                key = (version.group, version.kind, version.version)
+                self._versions.setdefault(key, _shared(version))
+                added += 1
+        return added
+
+    def add_all(self, crds: Iterable[tuple[Any, str]]) -> None:
+        for crd, source in crds:
+            self.add(crd, source)
+
+
+def _version_of(spec, entry, name, digest, source) -> CrdVersion | None:
+    if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+        return None
+    schema = (entry.get("schema") or {}).get("openAPIV3Schema") or \
+        (spec.get("validation") or {}).get("openAPIV3Schema")
+    if not isinstance(schema, dict):
+        return None
+    return CrdVersion(spec.get("group", ""), spec["names"].get("kind", ""), entry["name"], name,
+                      schema, digest, source, bool(entry.get("served", True)),
+                      bool(entry.get("deprecated", False)))
+
+
+_SHARED: dict[tuple[str, str], CrdVersion] = {}
+
+
+def _shared(version: CrdVersion) -> CrdVersion:
+    """The process-wide instance for this CRD content, so compiled state is reused."""
+    return _SHARED.setdefault((version.digest, version.version), version)
+
+
+def _digest(crd: dict) -> str:
+    text = json.dumps(crd.get("spec"), sort_keys=True, default=str, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+def validate(version: CrdVersion, data: Any, old: Any = MISSING,
+             engine: str | None = None) -> tuple[list[SchemaIssue], RuleRunner | None]:
+    """All issues the CRD finds in ``data`` (and the runner, for its skip counts)."""
+    from kueuelint.schema import openapi
+
+    defaulted = structural.apply_defaults(version.schema, data)
+    issues = openapi.check(version.validator(), defaulted, version.judge)
+    if not version.sites():
+        return issues, None
+    runner = RuleRunner(programs_for(version, engine), version.judge)
+    old_value = MISSING if old is MISSING else cel_value(
+        structural.apply_defaults(version.schema, old))
+    issues.extend(runner.run(version.schema, cel_value(defaulted), old_value))
+    return issues, runner
+
+
+def programs_for(version: CrdVersion, engine: str | None):
+    from kueuelint.schema.programs import Programs
+
+    key = f"programs:{engine}"
+    if key not in version._state:
+        version._state[key] = Programs(engine, version.digest)
+    return version._state[key]

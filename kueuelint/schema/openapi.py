@@ -1,0 +1,116 @@
+"""Run a CRD's ``openAPIV3Schema`` with ``jsonschema`` and turn its errors into ``SchemaIssue``s.
+
+``jsonschema`` is imported only when a CRD check actually runs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Iterator
+
+from kueuelint.schema.issues import OPENAPI, SchemaIssue, dotted, unknown_field_message
+
+_INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
+_DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
+
+
+def _list_type(validator, list_type, instance, schema) -> Iterator:
+    """``x-kubernetes-list-type: set|map`` forbid duplicates (by value, or by the map keys)."""
+    if not isinstance(instance, list) or list_type not in ("set", "map"):
+        return
+    keys = schema.get("x-kubernetes-list-map-keys") or []
+    seen: set[str] = set()
+    for position, item in enumerate(instance):
+        if list_type == "map" and isinstance(item, dict):
+            identity = {key: item.get(key) for key in keys}
+        else:
+            identity = item
+        text = json.dumps(identity, sort_keys=True, default=str)
+        if text in seen:
+            from jsonschema import ValidationError
+
+            yield ValidationError(f"Duplicate value: {text}", path=[position],
+                                  validator="x-kubernetes-list-type")
+        seen.add(text)
+
+
+def _format(validator, fmt, instance, schema) -> Iterator:
+    from jsonschema import ValidationError
+
+    if fmt in _INT_RANGES and isinstance(instance, int) and not isinstance(instance, bool):
+        low, high = _INT_RANGES[fmt]
+        if not low <= instance <= high:
+            yield ValidationError(f"{instance} is out of range for {fmt}")
+    elif fmt == "date-time" and isinstance(instance, str) and not _DATE_TIME.match(instance):
+        yield ValidationError(f"{instance!r} is not an RFC 3339 date-time")
+
+
+def _validator_class():
+    from jsonschema import Draft4Validator, validators
+
+    return validators.extend(Draft4Validator, {"x-kubernetes-list-type": _list_type,
+                                               "format": _format})
+
+
+def build_validator(jsonschema: dict):
+    return _validator_class()(jsonschema)
+
+
+def check(validator, value: Any, judge: str) -> list[SchemaIssue]:
+    issues: list[SchemaIssue] = []
+    for error in validator.iter_errors(value):
+        issues.extend(_issues_of(error, judge))
+    return issues
+
+
+def _issues_of(error, judge: str) -> Iterator[SchemaIssue]:
+    path = tuple(error.absolute_path)
+    kind = error.validator
+    if kind == "additionalProperties" and isinstance(error.instance, dict):
+        known = list((error.schema.get("properties") or {}).keys())
+        for name in error.instance:
+            if name not in known:
+                yield SchemaIssue(OPENAPI, path + (name,),
+                                  f"{dotted(path + (name,))}: {unknown_field_message(name, known)}",
+                                  judge)
+        return
+    yield SchemaIssue(OPENAPI, path, f"{dotted(path)}: {_message(error)}", judge,
+                      at_value=kind not in ("required",))
+
+
+def _message(error) -> str:
+    kind, inst = error.validator, error.instance
+    if kind == "required":
+        missing = re.match(r"^'(.*)' is a required property$", error.message)
+        return f"required field {missing.group(1)!r} is missing" if missing else error.message
+    if kind == "enum":
+        allowed = ", ".join(repr(v) for v in error.validator_value if v is not None)
+        return f"unsupported value {inst!r}; supported values: {allowed}"
+    if kind == "type":
+        return f"must be of type {_types(error.validator_value)}, not {_type_name(inst)}"
+    if kind == "anyOf" and _int_or_string(error.validator_value):
+        return f"must be an integer or a string, not {_type_name(inst)}"
+    if kind == "pattern":
+        return f"{inst!r} does not match the pattern {error.validator_value}"
+    if kind in ("maxLength", "minLength", "maxItems", "minItems", "maxProperties",
+                "minProperties"):
+        size = len(inst) if hasattr(inst, "__len__") else inst
+        return f"has {size} {'characters' if 'Length' in kind else 'entries'}, " \
+               f"{kind[:3]} is {error.validator_value}"
+    return error.message
+
+
+def _types(value) -> str:
+    return " or ".join(value) if isinstance(value, list) else str(value)
+
+
+def _int_or_string(branches) -> bool:
+    return {b.get("type") for b in branches if isinstance(b, dict)} >= {"integer", "string"}
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {bool: "boolean", int: "integer", float: "number", str: "string", list: "array",
+            dict: "object"}.get(type(value), type(value).__name__)
