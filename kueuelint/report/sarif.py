@@ -12,12 +12,15 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import quote
 
 from kueuelint.findings import Finding, RunResult, Severity
 from kueuelint.report.common import PROJECT_URL, TOOL_NAME, end_of, qualified_name, relative_path
 from kueuelint.report.options import ReportOptions
+
+if TYPE_CHECKING:
+    from kueuelint.checks.meta import RuleMeta
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -63,8 +66,8 @@ def rule_list(result: RunResult) -> list[dict[str, Any]]:
     return rules
 
 
-def rule_dict(meta: Any) -> dict[str, Any]:
-    """A reportingDescriptor from a ``checks.meta.RuleMeta``."""
+def rule_dict(meta: RuleMeta) -> dict[str, Any]:
+    """A SARIF reportingDescriptor for one rule."""
     docs = meta.docs
     rule: dict[str, Any] = {
         "id": meta.code,
@@ -88,7 +91,7 @@ def stand_in_rule(finding: Finding) -> dict[str, Any]:
     }
 
 
-def _help_text(meta: Any) -> str:
+def _help_text(meta: RuleMeta) -> str:
     docs = meta.docs
     parts = [f"{title}: {text.strip()}" for title, text in (
         ("What it does", docs.what), ("Why it matters", docs.why),
