@@ -48,7 +48,7 @@ class CelRule:
             from kueuelint.cel.engine import CelCompileError
 
             try:
-                program = compile_cached(self.engine, source, VARIABLES)
+                program = compile_cached(source, VARIABLES, self.engine)
             except CelCompileError as exc:
                 raise CelRuleError(f"CEL compile error at {exc.line}:{exc.column}: {exc.message}") from None
             self._programs[source] = program

@@ -60,27 +60,31 @@ def expected_findings(text: str) -> set[tuple[str, int]]:
     return expected
 
 
-def fixture_config(text: str) -> Config:
+def fixture_config(text: str, folder: Path) -> Config:
     match = CONFIG_RE.search(text)
     if not match:
         return Config()
     import yaml
 
-    return from_mapping(yaml.safe_load(match.group(1)) or {}, "fixture-config")
+    config = from_mapping(yaml.safe_load(match.group(1)) or {}, "fixture-config")
+    config.root = folder
+    return config
 
 
 def run_fixture(rule: RuleDef, path: Path, rules: dict[str, RuleDef]) -> FixtureResult:
     from kueuelint import pipeline
 
-    text = path.read_text(encoding="utf-8")
+    text = path.read_bytes().decode("utf-8", errors="replace")  # encoding fixtures are not UTF-8
     expected = expected_findings(text)
     try:
-        config = fixture_config(text)
+        config = fixture_config(text, path.parent)
     except ConfigError as exc:
         return FixtureResult(rule.meta.code, path, expected, set(), error=str(exc))
     if path.name.startswith("fail") and not any(code == rule.meta.code for code, _ in expected):
         return FixtureResult(rule.meta.code, path, expected, set(),
                              error=f"a fail fixture must expect {rule.meta.code} somewhere")
+    if config.rule_dirs:
+        rules = {**rules, **pipeline.load_rules(config)}
     inputs = pipeline.load_inputs([str(path)], config)
     result = pipeline.check(inputs, config, rules)
     relevant = {code for code, _ in expected} | {rule.meta.code}

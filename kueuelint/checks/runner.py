@@ -73,7 +73,7 @@ class Checker:
     def _check_file(self, state: FileState, ctx: RuleContext) -> None:
         source = state.loaded.source
         if self.use_suppressions:
-            state.suppressions.items = suppress.scan_comments(source.path, source.text)
+            state.suppressions.items = self._comment_suppressions(state)
         for problem in state.loaded.problems:
             self._report_problem(state, problem)
         for obj in state.objects:
@@ -182,6 +182,13 @@ class Checker:
         return not _per_file_ignored(self.config.per_file_ignores, code, path)
 
     # --- suppressions -------------------------------------------------------------------
+
+    def _comment_suppressions(self, state: FileState) -> list[suppress.Suppression]:
+        source = state.loaded.source
+        if suppress.MARKER not in source.text:
+            return []
+        in_strings = suppress.block_scalar_lines(doc.node for doc in state.loaded.documents)
+        return suppress.scan_comments(source.path, source.text, in_strings)
 
     def _collect_annotation_suppression(self, state: FileState, obj: KObject) -> None:
         value = obj.annotations.get(suppress.ANNOTATION)

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 MARKER = "kueuelint:"
 ANNOTATION = "kueuelint.io/ignore"
-_COMMENT_RE = re.compile(r"#\s*kueuelint:\s*(ignore-file|ignore)\s*(?:\[([^\]]*)\])?\s*(.*)$")
-_CODES_RE = re.compile(r"^\s*([A-Z0-9, ]+?)\s*(?::\s*(.*))?$")
+_COMMENT_RE = re.compile(r"(?:^|(?<=\s))#\s*kueuelint:\s*(ignore-file|ignore)\s*(?:\[([^\]]*)\])?\s*(.*)$")
+_TRAILING_COMMENT = re.compile(r"(?:^|\s+)#")  # "reason  # another comment" keeps only the reason
 
 
 @dataclass
@@ -50,14 +50,17 @@ class FileSuppressions:
         return None
 
 
-def scan_comments(path: str, text: str) -> list[Suppression]:
-    """Find comment suppressions; cheap when the file mentions no ``kueuelint:`` at all."""
+def scan_comments(path: str, text: str, string_lines: set[int] = frozenset()) -> list[Suppression]:
+    """Find comment suppressions; cheap when the file mentions no ``kueuelint:`` at all.
+
+    ``string_lines`` are lines inside block scalars, where a ``#`` is text, not a comment.
+    """
     if MARKER not in text:
         return []
     found = []
     for number, line in enumerate(text.splitlines(), start=1):
         position = line.find("#")
-        if position < 0 or MARKER not in line:
+        if position < 0 or MARKER not in line or number in string_lines:
             continue
         match = _COMMENT_RE.search(line, position)
         if match is None:
@@ -66,8 +69,8 @@ def scan_comments(path: str, text: str) -> list[Suppression]:
         codes = _split_codes(match.group(2))
         standalone = not line[:match.start()].strip()
         targets = (number, number + 1) if standalone else (number,)
-        found.append(Suppression(codes, match.group(3).strip(), path, number, match.start() + 1,
-                                 scope, targets))
+        reason = _TRAILING_COMMENT.split(match.group(3), maxsplit=1)[0].strip()
+        found.append(Suppression(codes, reason, path, number, match.start() + 1, scope, targets))
     return found
 
 
@@ -83,3 +86,29 @@ def _split_codes(text: str | None) -> tuple[str, ...]:
     if not text:
         return ()
     return tuple(code.strip().upper() for code in text.split(",") if code.strip())
+
+
+def block_scalar_lines(roots) -> set[int]:
+    """1-based lines that lie inside multi-line scalars of the given node trees."""
+    from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+    lines: set[int] = set()
+    stack = [root for root in roots if root is not None]
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, ScalarNode):
+            first, last = node.start_mark.line + 1, node.end_mark.line + 1
+            if last > first:
+                # a comment may follow the "|" indicator on the first line
+                start = first + 1 if node.style in ("|", ">") else first
+                lines.update(range(start, last + 1))
+        elif isinstance(node, SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, MappingNode):
+            for key, value in node.value:
+                stack.extend((key, value))
+    return lines

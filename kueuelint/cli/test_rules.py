@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     for code in missing:
         print(f"{code}: needs at least one pass*.yaml and one fail*.yaml fixture in {tested[code].meta.source}")
     print(f"{len(results) - len(failed)} passed, {len(failed)} failed"
-          f"{f', {len(missing)} rules without fixtures' if missing else ''}", file=sys.stderr)
+          f"{f', {len(missing)} rules without fixtures' if missing else ''}")
     if not results:
         return EXIT_ERROR
     return EXIT_FINDINGS if failed or missing else EXIT_OK

@@ -1,0 +1,152 @@
+"""Loading: values, positions, multi-document files, lists, and bad input as data."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from kueuelint.load.discover import Target, expand, read_target
+from kueuelint.load.limits import Limits
+from kueuelint.load.source import SourceFile, parse_text
+
+
+def parse(text: str, limits: Limits = Limits()):
+    return parse_text(SourceFile("t.yaml", text), limits)
+
+
+def test_values_follow_the_api_servers_yaml_reading():
+    loaded = parse("a: on\nb: 012\nc: 2024-01-02\nd: '5'\ne: 1.5\nf: ~\ng: 0x1f\n")
+    assert loaded.documents[0].data == {"a": True, "b": 10, "c": "2024-01-02", "d": "5",
+                                        "e": 1.5, "f": None, "g": 31}
+
+
+def test_positions_of_keys_and_values():
+    text = "kind: Job\nspec:\n  template:\n    spec:\n      containers:\n        - name: a\n          image: x\n"
+    doc = parse(text).documents[0]
+    loc = doc.locate(("spec", "template", "spec", "containers", 0, "image"))
+    assert (loc.line, loc.column) == (7, 11)
+    value = doc.locate(("spec", "template", "spec", "containers", 0, "image"), at_value=True)
+    assert (value.line, value.column) == (7, 18)
+
+
+def test_missing_path_points_at_nearest_existing_ancestor():
+    doc = parse("kind: Job\nspec:\n  parallelism: 2\n").documents[0]
+    loc = doc.locate(("spec", "template", "spec"))
+    assert loc.line == 2
+
+
+def test_multi_document_skips_empty_and_expands_lists():
+    text = ("---\n---\nkind: A\n---\napiVersion: v1\nkind: List\nitems:\n"
+            "  - kind: B\n    metadata: {name: b}\n  - kind: C\n")
+    docs = parse(text).documents
+    assert [d.data["kind"] for d in docs] == ["A", "B", "C"]
+    assert [d.line for d in docs] == [3, 8, 10]
+
+
+def test_typed_list_kind_is_expanded():
+    docs = parse("kind: ConfigMapList\nitems:\n- kind: ConfigMap\n").documents
+    assert docs[0].data == {"kind": "ConfigMap"}
+
+
+def test_syntax_error_is_a_problem_with_position():
+    loaded = parse("a: 1\nb: [1, 2\nc: 3\n")
+    assert [p.kind for p in loaded.problems] == ["syntax"]
+    assert loaded.problems[0].line == 3
+
+
+def test_duplicate_and_non_string_keys_are_reported():
+    loaded = parse("a: 1\na: 2\n? [x]\n: y\n")
+    kinds = sorted(p.kind for p in loaded.problems)
+    assert kinds == ["duplicate-key", "non-string-key"]
+    assert loaded.documents[0].data["a"] == 2
+
+
+def test_alias_bomb_is_refused_quickly():
+    lines = ['l0: &l0 ["x","x","x","x","x","x","x","x","x"]']
+    lines += [f"l{i}: &l{i} [" + ",".join([f"*l{i-1}"] * 9) + "]" for i in range(1, 12)]
+    loaded = parse("\n".join(lines))
+    assert [p.kind for p in loaded.problems] == ["alias-limit"]
+    assert loaded.documents == []
+
+
+def test_shared_aliases_still_work():
+    loaded = parse("a: &x {k: v}\nb: *x\nc: {<<: *x, z: 1}\n")
+    assert loaded.documents[0].data == {"a": {"k": "v"}, "b": {"k": "v"}, "c": {"k": "v", "z": 1}}
+
+
+def test_deep_flow_nesting_does_not_crash_libyaml():
+    loaded = parse("[" * 100_000 + "]" * 100_000)
+    assert [p.kind for p in loaded.problems] == ["depth-limit"]
+
+
+def test_deep_block_nesting_is_bounded():
+    text = "".join(" " * i + "- \n" for i in range(0, 600))
+    loaded = parse(text)
+    assert [p.kind for p in loaded.problems] == ["depth-limit"]
+
+
+def test_unsafe_tags_are_read_as_plain_data():
+    loaded = parse("a: !!python/object/apply:os.system ['true']\n")
+    assert loaded.documents[0].data == {"a": ["true"]}
+    assert loaded.problems[0].kind == "unsafe-tag"
+
+
+def test_document_limit(tmp_path):
+    loaded = parse("---\na: 1\n" * 10, Limits(max_documents=3))
+    assert len(loaded.documents) == 3
+    assert loaded.problems[0].kind == "document-limit"
+
+
+def read(path, limits=Limits()):
+    return read_target(Target(str(path), True), limits)
+
+
+def test_invalid_utf8_reports_line_and_column(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_bytes(b"a: 1\nb: caf\xe9\n")
+    problem = read(path).problems[0]
+    assert (problem.kind, problem.line, problem.column) == ("encoding", 2, 7)
+
+
+def test_utf16_with_bom_is_decoded(tmp_path):
+    path = tmp_path / "u16.yaml"
+    path.write_bytes("kind: Job\n".encode("utf-16"))
+    assert read(path).documents[0].data == {"kind": "Job"}
+
+
+def test_binary_and_oversized_files(tmp_path):
+    (tmp_path / "bin.yaml").write_bytes(b"\x00\x01\x02")
+    (tmp_path / "big.yaml").write_text("a: " + "x" * 100 + "\n")
+    assert read(tmp_path / "bin.yaml").problems[0].kind == "binary-file"
+    assert read(tmp_path / "big.yaml", Limits(max_file_bytes=50)).problems[0].kind == "file-too-large"
+
+
+def test_directory_fifo_and_missing_paths(tmp_path):
+    fifo = tmp_path / "pipe.yaml"
+    os.mkfifo(fifo)
+    assert read(fifo).problems[0].kind == "unreadable"
+    assert read(tmp_path).problems[0].kind == "unreadable"
+    _, problems = expand([str(tmp_path / "nope.yaml")])
+    assert problems[0].kind == "missing-path"
+
+
+def test_directory_walk_is_sorted_skips_hidden_and_survives_symlink_loops(tmp_path):
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "x.yaml").write_text("a: 1\n")
+    (tmp_path / "a.yml").write_text("a: 1\n")
+    (tmp_path / "notes.txt").write_text("x")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "c.yaml").write_text("a: 1\n")
+    os.symlink(tmp_path, tmp_path / "b" / "loop")
+    targets, problems = expand([str(tmp_path)])
+    assert [os.path.relpath(t.path, tmp_path) for t in targets] == ["a.yml", "b/x.yaml"]
+    assert problems == []
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can read anything")
+def test_unreadable_file(tmp_path):
+    path = tmp_path / "secret.yaml"
+    path.write_text("a: 1\n")
+    path.chmod(0)
+    assert read(path).problems[0].kind == "unreadable"
