@@ -1,0 +1,247 @@
+"""Kueue's flavor assigner (kueue-scheduler.md §2): a flavor per resource group per pod set."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from kueuelint.accounting.quantity import format_quantity
+from kueuelint.accounting.quota import FR
+from kueuelint.admission.matching import matches_node_labels, taint_text, untolerated_taint
+from kueuelint.admission.model import (
+    FIT, NO_CANDIDATES, NO_FIT, PREEMPT, RECLAIM, SEVERITY, ClusterQueue, Fungibility, Pending,
+    PodSetSpec, ResourceGroup,
+)
+from kueuelint.admission.state import State
+
+# (cq, workload, fr, value) -> (mode, borrowing level after the simulated preemption)
+Oracle = Callable[[ClusterQueue, Pending, FR, int], tuple[int, int]]
+
+
+def most_severe(kinds) -> str | None:
+    present = [k for k in kinds if k]
+    return min(present, key=SEVERITY.index) if present else None
+
+
+def least_severe(kinds) -> str | None:
+    present = [k for k in kinds if k]
+    return max(present, key=SEVERITY.index) if present else None
+
+
+@dataclass
+class Attempt:
+    """The outcome of trying one flavor for one resource group."""
+
+    flavor: str
+    mode: int
+    borrow: int = 0
+    reasons: list[str] = field(default_factory=list)
+    kind: str | None = None
+    resource_modes: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class PodSetResult:
+    name: str
+    count: int
+    flavors: dict[str, str] = field(default_factory=dict)     # resource -> flavor
+    usage: dict[str, int] = field(default_factory=dict)       # resource -> pod-set total
+    modes: dict[str, int] = field(default_factory=dict)       # resource -> granular mode
+    mode: int = FIT
+    borrow: int = 0
+    reasons: list[str] = field(default_factory=list)
+    kind: str | None = None
+
+    def fail(self, reason: str | None, kind: str | None) -> None:
+        self.mode = NO_FIT
+        if reason:
+            self.reasons.append(reason)
+        self.kind = kind
+
+
+@dataclass
+class Assignment:
+    pod_sets: list[PodSetResult]
+    mode: int = FIT
+    borrowing: int = 0
+    usage: dict[FR, int] = field(default_factory=dict)
+    preempt_frs: set[FR] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, pod_sets: list[PodSetResult]) -> Assignment:
+        result = cls(pod_sets)
+        for ps in pod_sets:
+            result.mode = min(result.mode, ps.mode)
+            result.borrowing = max(result.borrowing, ps.borrow)
+            for resource, flavor in ps.flavors.items():
+                fr = (flavor, resource)
+                result.usage[fr] = result.usage.get(fr, 0) + ps.usage.get(resource, 0)
+                if ps.modes.get(resource, FIT) < FIT:
+                    result.preempt_frs.add(fr)
+        return result
+
+    def public_mode(self) -> str:
+        return "Fit" if self.mode == FIT else "NoFit" if self.mode == NO_FIT else "Preempt"
+
+    def message(self) -> str:
+        parts = [f"couldn't assign flavors to pod set {ps.name}: {', '.join(sorted(ps.reasons))}"
+                 for ps in self.pod_sets if ps.mode < FIT]
+        return "; ".join(parts)
+
+    def reason(self) -> str:
+        if self.mode != NO_FIT:
+            return "WaitingForQuota"
+        return most_severe(ps.kind for ps in self.pod_sets if ps.mode == NO_FIT) or "WaitingForQuota"
+
+
+class FlavorAssigner:
+    def __init__(self, state: State, cq: ClusterQueue, workload: Pending,
+                 oracle: Oracle | None = None) -> None:
+        self.state = state
+        self.cq = cq
+        self.workload = workload
+        self.oracle = oracle
+
+    def assign(self, counts: list[int] | None = None) -> Assignment:
+        counts = counts or [ps.count for ps in self.workload.pod_sets]
+        assigned: dict[FR, int] = {}
+        results = []
+        for pod_set, count in zip(self.workload.pod_sets, counts):
+            result = self._pod_set(pod_set, count, assigned)
+            results.append(result)
+            for resource, flavor in result.flavors.items():
+                fr = (flavor, resource)
+                assigned[fr] = assigned.get(fr, 0) + result.usage.get(resource, 0)
+        return Assignment.of(results)
+
+    def _requests(self, pod_set: PodSetSpec, count: int) -> dict[str, int]:
+        requests = {resource: amount * count for resource, amount in pod_set.per_pod.items()}
+        if self.cq.covers("pods"):
+            requests["pods"] = count
+        return requests
+
+    def _pod_set(self, pod_set: PodSetSpec, count: int, assigned: dict[FR, int]) -> PodSetResult:
+        requests = self._requests(pod_set, count)
+        result = PodSetResult(pod_set.name, count)
+        done: set[int] = set()
+        # Kueue walks the requested resources by name; the first failing group ends the pod set.
+        for resource in sorted(requests):
+            index = self.cq.group_of(resource)
+            if index is None:
+                if requests[resource] > 0 and not self.state.ignore_undeclared:
+                    result.fail(f"resource {resource} unavailable in ClusterQueue", "NoMatchingFlavor")
+                    break
+                continue
+            if index in done:
+                continue
+            done.add(index)
+            if not self._place_group(pod_set, self.cq.groups[index], requests, assigned, result):
+                break
+        if result.mode == NO_FIT:
+            result.flavors, result.usage, result.modes = {}, {}, {}
+        return result
+
+    def _place_group(self, pod_set, group: ResourceGroup, requests, assigned, result) -> bool:
+        wanted = {r: requests[r] for r in group.resources if r in requests}
+        attempt, kind = self._choose_flavor(pod_set, group, wanted, assigned, result.reasons)
+        if attempt is None:
+            result.fail(None, kind)
+            return False
+        for resource, amount in wanted.items():
+            result.flavors[resource] = attempt.flavor
+            result.usage[resource] = amount
+            result.modes[resource] = attempt.resource_modes.get(resource, FIT)
+        result.mode = min(result.mode, attempt.mode)
+        result.borrow = max(result.borrow, attempt.borrow)
+        return True
+
+    def _choose_flavor(self, pod_set, group, wanted, assigned, reasons):
+        best: Attempt | None = None
+        kinds = []
+        for name in group.flavors:
+            attempt = self._try_flavor(pod_set, name, wanted, assigned)
+            reasons.extend(attempt.reasons)
+            kinds.append(attempt.kind)
+            if attempt.mode == NO_FIT:
+                continue
+            if _stops_search(attempt, self.cq.fungibility):
+                return attempt, None
+            if best is None or _preferred(attempt, best, self.cq.fungibility.preference):
+                best = attempt
+        return best, least_severe(kinds)
+
+    def _try_flavor(self, pod_set: PodSetSpec, name: str, wanted: dict, assigned: dict) -> Attempt:
+        flavor = self.state.flavors.get(name)
+        if flavor is None:
+            return Attempt(name, NO_FIT, reasons=[f"flavor {name} not found"], kind="NoMatchingFlavor")
+        taint = untolerated_taint(flavor, pod_set)
+        if taint is not None:
+            text = f"untolerated taint {taint_text(taint)} in flavor {name}"
+            return Attempt(name, NO_FIT, reasons=[text], kind="NoMatchingFlavor")
+        if not matches_node_labels(flavor, pod_set):
+            text = f"flavor {name} doesn't match node affinity"
+            return Attempt(name, NO_FIT, reasons=[text], kind="NoMatchingFlavor")
+        attempt = Attempt(name, FIT)
+        kinds = []
+        for resource in sorted(wanted):
+            fr = (name, resource)
+            mode, borrow, text, kind = self._fits_quota(fr, assigned.get(fr, 0), wanted[resource])
+            attempt.resource_modes[resource] = mode
+            attempt.mode = min(attempt.mode, mode)
+            attempt.borrow = max(attempt.borrow, borrow)
+            if text:
+                attempt.reasons.append(text)
+            kinds.append(kind)
+        attempt.kind = most_severe(kinds)
+        return attempt
+
+    def _fits_quota(self, fr: FR, previous: int, request: int):
+        tree, queue = self.state.tree, self.cq.name
+        value = previous + request
+        flavor, resource = fr
+        capacity = tree.potential_available(queue, fr)
+        if value > capacity:
+            text = (f"insufficient quota for {resource} in flavor {flavor}, previously considered "
+                    f"podsets requests ({format_quantity(resource, previous)}) + current podset "
+                    f"request ({format_quantity(resource, request)}) > maximum capacity "
+                    f"({format_quantity(resource, capacity)})")
+            return NO_FIT, 0, text, "ExceedsMaxQuota"
+        borrow, may_reclaim = tree.borrowing_level(queue, fr, value)
+        available = tree.available(queue, fr)
+        if value <= available:
+            return FIT, borrow, None, None
+        text = (f"insufficient unused quota for {resource} in flavor {flavor}, "
+                f"{format_quantity(resource, value - available)} more needed")
+        if value <= tree.nominal(queue, fr) or may_reclaim or self._can_preempt_while_borrowing():
+            if self.oracle is None:
+                return NO_CANDIDATES, borrow, text, "WaitingForQuota"
+            mode, borrow = self.oracle(self.cq, self.workload, fr, value)
+            return mode, borrow, text, "WaitingForQuota"
+        return NO_FIT, borrow, text, "WaitingForQuota"
+
+    def _can_preempt_while_borrowing(self) -> bool:
+        preemption = self.cq.preemption
+        if preemption.borrow_policy not in ("", "Never"):
+            return True
+        return self.state.fair_sharing and preemption.reclaim != "Never"
+
+
+def _stops_search(attempt: Attempt, fungibility: Fungibility) -> bool:
+    if attempt.mode in (NO_FIT, NO_CANDIDATES):
+        return False
+    if attempt.mode in (PREEMPT, RECLAIM):
+        return fungibility.when_can_preempt == "MayStopSearch"
+    if attempt.borrow > 0:
+        return fungibility.when_can_borrow == "MayStopSearch"
+    return True
+
+
+def _preferred(candidate: Attempt, best: Attempt, preference: str) -> bool:
+    """Kueue's ``isPreferred``: is ``candidate`` strictly better than ``best``?"""
+    if (candidate.mode == NO_CANDIDATES) != (best.mode == NO_CANDIDATES):
+        return best.mode == NO_CANDIDATES
+    if preference == "PreemptionOverBorrowing" and candidate.borrow != best.borrow:
+        return candidate.borrow < best.borrow
+    if candidate.mode != best.mode:
+        return candidate.mode > best.mode
+    return candidate.borrow < best.borrow

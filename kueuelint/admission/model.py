@@ -1,0 +1,114 @@
+"""Plain data the admission simulator works on, decoupled from Kubernetes objects."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kueuelint.accounting.quota import FR
+
+# Granular modes of the flavor assigner, worst first (kueue-scheduler.md §2.3).
+NO_FIT, NO_CANDIDATES, PREEMPT, RECLAIM, FIT = range(5)
+
+# Pending reasons from most to least severe (§7).
+SEVERITY = ("NoMatchingFlavor", "ExceedsMaxQuota", "WaitingForQuota")
+
+
+@dataclass
+class Flavor:
+    name: str
+    node_labels: dict = field(default_factory=dict)
+    taints: list = field(default_factory=list)
+    tolerations: list = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ResourceGroup:
+    resources: tuple[str, ...]
+    flavors: tuple[str, ...]
+
+
+@dataclass
+class Preemption:
+    within: str = "Never"
+    reclaim: str = "Never"
+    borrow_policy: str = "Never"
+    borrow_threshold: int | None = None
+
+
+@dataclass
+class Fungibility:
+    when_can_borrow: str = "MayStopSearch"
+    when_can_preempt: str = "TryNextFlavor"
+    preference: str = "BorrowingOverPreemption"
+
+
+@dataclass
+class ClusterQueue:
+    name: str
+    cohort: str | None = None
+    groups: list[ResourceGroup] = field(default_factory=list)
+    preemption: Preemption = field(default_factory=Preemption)
+    fungibility: Fungibility = field(default_factory=Fungibility)
+    strategy: str = "BestEffortFIFO"
+    namespace_selector: dict | None = field(default_factory=dict)
+    admission_checks: list[str] = field(default_factory=list)
+    inactive: str | None = None          # why the queue is inactive (Active=False message)
+
+    def group_of(self, resource: str) -> int | None:
+        for index, group in enumerate(self.groups):
+            if resource in group.resources:
+                return index
+        return None
+
+    def covers(self, resource: str) -> bool:
+        return self.group_of(resource) is not None
+
+
+@dataclass
+class PodSetSpec:
+    """One pod set of a queued workload; ``per_pod`` is in Kueue units."""
+
+    name: str
+    count: int
+    min_count: int | None = None
+    per_pod: dict[str, int] = field(default_factory=dict)
+    tolerations: list = field(default_factory=list)
+    node_selector: dict = field(default_factory=dict)
+    affinity_terms: list | None = None   # required node affinity terms, None when absent
+
+
+@dataclass(eq=False)
+class Pending:
+    """A workload waiting for quota: from the snapshot or from the command line."""
+
+    key: str
+    namespace: str
+    name: str
+    queue_name: str | None
+    priority: int
+    timestamp: float
+    seq: int
+    uid: str
+    pod_sets: list[PodSetSpec] = field(default_factory=list)
+    source: dict = field(default_factory=dict)
+    cluster_queue: str | None = None
+    local_queue_problem: tuple[str, str] | None = None   # (reason, message) before queueing
+
+    def order_key(self) -> tuple:
+        """Kueue's order inside a ClusterQueue: priority, then queue-order time, then UID."""
+        return (-self.priority, self.timestamp, self.seq, self.uid)
+
+
+@dataclass(eq=False)
+class Admitted:
+    """A workload holding quota (snapshot, or admitted during the simulation)."""
+
+    key: str
+    cluster_queue: str
+    priority: int
+    usage: dict[FR, int]
+    reserved_at: float
+    timestamp: float = 0.0
+    uid: str = ""
+    evicted: bool = False
+    pending: Pending | None = None       # how to requeue it after a preemption

@@ -1,0 +1,222 @@
+"""Classical preemption (kueue-scheduler.md §5.1-5.5): candidates, their order, the minimal set."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kueuelint.accounting.quota import FR, QuotaNode
+from kueuelint.admission.model import NO_CANDIDATES, PREEMPT, RECLAIM, Admitted, ClusterQueue, Pending
+from kueuelint.admission.state import State
+
+IN_CQ = "InClusterQueue"
+RECLAMATION = "InCohortReclamation"
+WHILE_BORROWING = "InCohortReclaimWhileBorrowing"
+FAIR_SHARING = "InCohortFairSharing"
+
+# Candidate classes, in the order Kueue lists them.
+HIERARCHICAL, WITH_BORROWING, WITHOUT_BORROWING, SAME_QUEUE = range(4)
+
+
+@dataclass
+class Target:
+    workload: Admitted
+    reason: str
+
+
+@dataclass
+class _Candidate:
+    workload: Admitted
+    kind: int
+
+
+def find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
+                 requests: dict[FR, int]) -> list[Target]:
+    """The workloads Kueue would evict so that ``requests`` fit in ``cq``; [] when impossible."""
+    frs = set(requests)
+    candidates = _same_queue(state, cq, preemptor, frs) + _cohort(state, cq, preemptor, requests)
+    if not candidates:
+        return []
+    candidates.sort(key=lambda c: _order_key(c, cq))
+    for allow_borrowing in _runs(state, cq, candidates, frs):
+        allowed = [c for c in candidates if not allow_borrowing or c.kind != WITHOUT_BORROWING]
+        chosen = _minimal_set(state, cq, requests, allowed, allow_borrowing)
+        if chosen:
+            return [Target(c.workload, _reason(c, allow_borrowing)) for c in chosen]
+    return []
+
+
+def oracle(state: State):
+    """The flavor assigner's preemption oracle bound to ``state`` (§2.3)."""
+
+    def simulate(cq: ClusterQueue, preemptor: Pending, fr: FR, value: int) -> tuple[int, int]:
+        targets = find_targets(state, cq, preemptor, {fr: value})
+        if not targets:
+            return NO_CANDIDATES, 0
+        for target in targets:
+            state.charge(target.workload.cluster_queue, target.workload.usage, -1)
+        level, _ = state.tree.borrowing_level(cq.name, fr, value)
+        for target in targets:
+            state.charge(target.workload.cluster_queue, target.workload.usage, 1)
+        same = any(t.workload.cluster_queue == cq.name for t in targets)
+        return (PREEMPT if same else RECLAIM), level
+
+    return simulate
+
+
+def _reason(candidate: _Candidate, allow_borrowing: bool) -> str:
+    if candidate.kind == SAME_QUEUE:
+        return IN_CQ
+    if candidate.kind == WITH_BORROWING and allow_borrowing:
+        return WHILE_BORROWING
+    return RECLAMATION
+
+
+def _order_key(candidate: _Candidate, cq: ClusterQueue) -> tuple:
+    wl = candidate.workload
+    group = {HIERARCHICAL: 0, WITH_BORROWING: 1, WITHOUT_BORROWING: 1, SAME_QUEUE: 2}[candidate.kind]
+    return (not wl.evicted, group, wl.cluster_queue == cq.name, wl.priority, -wl.reserved_at, wl.uid)
+
+
+def _uses(workload: Admitted, frs: set[FR]) -> bool:
+    return any(workload.usage.get(fr, 0) > 0 for fr in frs)
+
+
+def _same_queue(state: State, cq: ClusterQueue, preemptor: Pending, frs: set[FR]) -> list[_Candidate]:
+    policy = cq.preemption.within
+    if policy in ("", "Never"):
+        return []
+    found = []
+    for wl in state.holders(cq.name):
+        if not _uses(wl, frs):
+            continue
+        lower = wl.priority < preemptor.priority
+        newer_equal = (wl.priority == preemptor.priority
+                       and (wl.timestamp, wl.uid) > (preemptor.timestamp, preemptor.uid))
+        if lower or (policy == "LowerOrNewerEqualPriority" and newer_equal):
+            found.append(_Candidate(wl, SAME_QUEUE))
+    return found
+
+
+def _cohort(state: State, cq: ClusterQueue, preemptor: Pending, requests: dict[FR, int]) -> list[_Candidate]:
+    """Borrowing workloads of other queues, walking up from the preemptor's parent."""
+    node = state.tree.queues.get(cq.name)
+    if node is None or node.parent is None or cq.preemption.reclaim in ("", "Never"):
+        return []
+    frs = set(requests)
+    remaining = dict(requests)
+    fits, previous, found = False, node, []
+    for ancestor in node.path_to_root():
+        fits = fits or not any(previous.borrows_with(fr, remaining[fr]) for fr in frs)
+        for fr in frs:
+            remaining[fr] -= previous.local_available(fr)
+        for child in ancestor.children:
+            if child is not previous:
+                for queue in _borrowing_queues(child, frs):
+                    found += _classify(state, cq, preemptor, queue, frs, fits)
+        previous = ancestor
+    return found
+
+
+def _borrowing_queues(node: QuotaNode, frs: set[FR]):
+    """ClusterQueues of a subtree that borrow on a contested resource, pruning lenders."""
+    if not any(node.is_borrowing(fr) for fr in frs):
+        return
+    if node.is_cluster_queue:
+        yield node.name
+        return
+    for child in node.children:
+        yield from _borrowing_queues(child, frs)
+
+
+def _classify(state, cq, preemptor, queue, frs, fits) -> list[_Candidate]:
+    found = []
+    policy = cq.preemption.reclaim
+    for wl in state.holders(queue):
+        if not _uses(wl, frs):
+            continue
+        if policy == "LowerPriority" and wl.priority >= preemptor.priority:
+            continue
+        if fits:
+            found.append(_Candidate(wl, HIERARCHICAL))
+        elif _may_borrow_over(cq, preemptor, wl):
+            found.append(_Candidate(wl, WITH_BORROWING))
+        else:
+            found.append(_Candidate(wl, WITHOUT_BORROWING))
+    return found
+
+
+def _may_borrow_over(cq: ClusterQueue, preemptor: Pending, wl: Admitted) -> bool:
+    """borrowWithinCohort: preempt lower priority work even if the preemptor keeps borrowing."""
+    policy = cq.preemption
+    if policy.borrow_policy != "LowerPriority" or wl.priority >= preemptor.priority:
+        return False
+    return policy.borrow_threshold is None or wl.priority <= policy.borrow_threshold
+
+
+def _runs(state: State, cq: ClusterQueue, candidates: list[_Candidate], frs: set[FR]) -> list[bool]:
+    """Which runs to try, in order: True = "borrowing allowed", False = "no borrowing" (§5.4)."""
+    cross = [c for c in candidates if c.kind != SAME_QUEUE]
+    forbidden = cq.preemption.borrow_policy in ("", "Never")
+    tree = state.tree
+    at_nominal = any(tree.usage(cq.name, fr) >= tree.nominal(cq.name, fr) for fr in frs)
+    if not cross or (forbidden and at_nominal):
+        return [True]
+    if forbidden and not any(c.kind == HIERARCHICAL for c in candidates):
+        return [False, True]
+    return [True, False]
+
+
+def _minimal_set(state, cq, requests, candidates, allow_borrowing) -> list[_Candidate]:
+    removed: list[_Candidate] = []
+    fitted = False
+    for candidate in candidates:
+        if candidate.workload.cluster_queue != cq.name and not _still_borrowing(state, cq, candidate, requests):
+            continue
+        state.charge(candidate.workload.cluster_queue, candidate.workload.usage, -1)
+        removed.append(candidate)
+        if _fits(state, cq, requests, allow_borrowing):
+            fitted = True
+            break
+    if not fitted:
+        _restore(state, removed)
+        return []
+    chosen = [removed[-1]]
+    for candidate in reversed(removed[:-1]):
+        state.charge(candidate.workload.cluster_queue, candidate.workload.usage, 1)
+        if _fits(state, cq, requests, allow_borrowing):
+            continue    # not needed after all: it stays admitted
+        state.charge(candidate.workload.cluster_queue, candidate.workload.usage, -1)
+        chosen.append(candidate)
+    _restore(state, chosen)
+    order = {id(c): i for i, c in enumerate(removed)}
+    return sorted(chosen, key=lambda c: order[id(c)])
+
+
+def _restore(state: State, candidates: list[_Candidate]) -> None:
+    for candidate in candidates:
+        state.charge(candidate.workload.cluster_queue, candidate.workload.usage, 1)
+
+
+def _fits(state: State, cq: ClusterQueue, requests: dict[FR, int], allow_borrowing: bool) -> bool:
+    tree = state.tree
+    node = tree.queues[cq.name]
+    for fr, value in requests.items():
+        if value > tree.available(cq.name, fr):
+            return False
+        if not allow_borrowing and node.borrows_with(fr, value):
+            return False
+    return True
+
+
+def _still_borrowing(state: State, cq: ClusterQueue, candidate: _Candidate, requests) -> bool:
+    """A cross-queue candidate is only worth evicting while its queue, and its cohorts below the
+    common ancestor with the preemptor, still use more than their own quota."""
+    tree = state.tree
+    own = tree.queues[cq.name]
+    ancestors = {id(n) for n in own.path_to_root()}
+    node: QuotaNode | None = tree.queues[candidate.workload.cluster_queue]
+    while node is not None and id(node) not in ancestors:
+        if not any(node.is_borrowing(fr) for fr in requests):
+            return False
+        node = node.parent
+    return True

@@ -1,0 +1,82 @@
+"""The pending queue of one ClusterQueue (kueue-scheduler.md §4.1-4.2).
+
+Workloads are ordered by priority, then queue-order time. A workload that issued preemptions
+stays at the head ("sticky") until it is admitted. Under BestEffortFIFO a workload that cannot be
+admitted is parked as inadmissible, together with every queued workload of the same scheduling
+shape (equivalence hashing); parked workloads return when quota is released in the cohort.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from kueuelint.admission.model import Pending
+
+STRICT = "StrictFIFO"
+
+
+def shape_of(workload: Pending) -> tuple:
+    """What makes two workloads equivalent for scheduling (plus priority, to stay safe)."""
+    cached = getattr(workload, "_shape", None)
+    if cached is None:
+        parts = tuple(
+            (ps.name, ps.count, ps.min_count, tuple(sorted(ps.per_pod.items())),
+             repr(ps.tolerations), repr(sorted(ps.node_selector.items())), repr(ps.affinity_terms))
+            for ps in workload.pod_sets)
+        cached = (workload.priority, parts)
+        workload._shape = cached
+    return cached
+
+
+class WorkloadQueue:
+    def __init__(self, strategy: str = "BestEffortFIFO") -> None:
+        self.strategy = strategy
+        self._heap: list[tuple[tuple, Pending]] = []
+        self.queued: dict[str, Pending] = {}
+        self.inadmissible: dict[str, Pending] = {}
+        self.sticky: Pending | None = None
+
+    def __len__(self) -> int:
+        return len(self.queued) + (1 if self.sticky else 0)
+
+    def push(self, workload: Pending) -> None:
+        self.inadmissible.pop(workload.key, None)
+        if self.queued.get(workload.key) is workload:
+            return
+        self.queued[workload.key] = workload
+        heapq.heappush(self._heap, (workload.order_key(), workload))
+
+    def pop(self) -> Pending | None:
+        if self.sticky is not None:
+            head, self.sticky = self.sticky, None
+            return head
+        while self._heap:
+            _, workload = heapq.heappop(self._heap)
+            if self.queued.get(workload.key) is workload:
+                del self.queued[workload.key]
+                return workload
+        return None
+
+    def requeue_failed(self, workload: Pending, namespace_mismatch: bool = False) -> list[Pending]:
+        """Put back a head that was not admitted; returns workloads bypassed along with it."""
+        if self.strategy == STRICT and not namespace_mismatch:
+            self.push(workload)
+            return []
+        self.inadmissible[workload.key] = workload
+        return [] if namespace_mismatch else self._bypass_equivalent(workload)
+
+    def _bypass_equivalent(self, workload: Pending) -> list[Pending]:
+        shape = shape_of(workload)
+        same = [w for w in self.queued.values() if shape_of(w) == shape]
+        for other in same:
+            del self.queued[other.key]
+            self.inadmissible[other.key] = other
+        return same
+
+    def wake_inadmissible(self) -> int:
+        """Quota was released nearby: every parked workload gets another chance."""
+        parked = list(self.inadmissible.values())
+        self.inadmissible.clear()
+        for workload in parked:
+            self.push(workload)
+        return len(parked)

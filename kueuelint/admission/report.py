@@ -1,0 +1,102 @@
+"""The versioned JSON contract and the per-workload explanation of a dry admission."""
+
+from __future__ import annotations
+
+from kueuelint.accounting.quantity import format_quantity
+from kueuelint.admission.flavors import Assignment, FlavorAssigner
+from kueuelint.admission.model import FIT, Pending
+from kueuelint.admission.run import Result
+
+VERSION = 1
+QUOTA_RESULTS = ("pending",)
+
+
+def to_json(result: Result, incoming_only: bool = False) -> dict:
+    workloads = [_workload_json(result, wl) for wl in result.pending]
+    seen, preempted = set(), []
+    for target in result.preempted:
+        if target.workload.key not in seen:
+            seen.add(target.workload.key)
+            preempted.append({"workload": target.workload.key, "reason": target.reason})
+    data = {"version": VERSION, "cycles": result.cycles, "workloads": workloads, "preempted": preempted}
+    if result.warnings:
+        data["warnings"] = list(result.warnings)
+    return data
+
+
+def _workload_json(result: Result, wl: Pending) -> dict:
+    outcome = result.outcomes.get(wl.key)
+    entry = {"workload": wl.key, "source": wl.source, "localQueue": wl.queue_name,
+             "clusterQueue": wl.cluster_queue}
+    if outcome is None:     # never reached the head of its queue within the cycles simulated
+        entry.update(result="pending", podSets=[], borrowing=False, preempts=[], reason="Pending",
+                     message="not evaluated within the simulated cycles")
+        return entry
+    entry["result"] = outcome.result
+    shown = outcome.assignment if outcome.result in ("admitted", "preempting") else None
+    entry["podSets"] = pod_sets_json(shown) if shown else []
+    entry["borrowing"] = bool(shown and shown.borrowing > 0)
+    entry["preempts"] = [{"workload": t.workload.key, "reason": t.reason} for t in outcome.preempts]
+    entry["reason"] = outcome.reason
+    entry["message"] = outcome.message
+    cq = result.state.queues.get(outcome.cluster_queue or "")
+    if outcome.result == "admitted" and cq is not None and cq.admission_checks:
+        entry["admissionChecks"] = list(cq.admission_checks)
+    if outcome.result == "admitted" and shown is not None and shown.borrowing:
+        entry["borrowed"] = borrowed_json(result, outcome.cluster_queue, shown)
+    if outcome.result == "inadmissible" and cq is not None and cq.inactive:
+        entry["clusterQueueStatus"] = cq.inactive
+    if outcome.result in QUOTA_RESULTS and cq is not None and cq.inactive is None:
+        entry["hints"] = hints(result, wl, cq)
+    return entry
+
+
+def pod_sets_json(assignment: Assignment) -> list[dict]:
+    return [{"name": ps.name, "count": ps.count, "flavors": dict(sorted(ps.flavors.items())),
+             "usage": {r: format_quantity(r, v) for r, v in sorted(ps.usage.items())}}
+            for ps in assignment.pod_sets]
+
+
+def borrowed_json(result: Result, queue: str, assignment: Assignment) -> dict:
+    """How much of the queue's usage lies above its nominal quota, per flavor and resource."""
+    tree = result.state.tree
+    borrowed: dict[str, dict[str, str]] = {}
+    for (flavor, resource) in sorted(assignment.usage):
+        amount = tree.borrowed(queue, (flavor, resource))
+        if amount:
+            borrowed.setdefault(flavor, {})[resource] = format_quantity(resource, amount)
+    return borrowed
+
+
+def hints(result: Result, wl: Pending, cq) -> dict:
+    """What would make the workload fit: free quota now, and the largest count that fits."""
+    tree = result.state.tree
+    resources = {r for ps in wl.pod_sets for r in ps.per_pod}
+    if cq.covers("pods"):
+        resources.add("pods")
+    free: dict[str, dict[str, str]] = {}
+    for group in cq.groups:
+        for resource in sorted(resources & set(group.resources)):
+            for flavor in group.flavors:
+                amount = tree.available(cq.name, (flavor, resource))
+                free.setdefault(flavor, {})[resource] = format_quantity(resource, amount)
+    found = {"free": free}
+    count = largest_fitting_count(result, wl, cq)
+    if count is not None:
+        found["fitsWithCount"] = count
+    return found
+
+
+def largest_fitting_count(result: Result, wl: Pending, cq) -> int | None:
+    """For a single-pod-set workload: the most pods that would fit without preemption now."""
+    if len(wl.pod_sets) != 1 or wl.pod_sets[0].count <= 1:
+        return None
+    assigner = FlavorAssigner(result.state, cq, wl)
+    low, high, best = 1, wl.pod_sets[0].count - 1, None
+    while low <= high:
+        middle = (low + high) // 2
+        if assigner.assign([middle]).mode == FIT:
+            best, low = middle, middle + 1
+        else:
+            high = middle - 1
+    return best

@@ -1,0 +1,130 @@
+"""Entry point of the dry admission: inventory in, per-workload outcomes out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kueuelint.admission.build import build_state
+from kueuelint.admission.model import Pending
+from kueuelint.admission.preemption import Target
+from kueuelint.admission.scheduler import Outcome, Simulator
+from kueuelint.admission.state import State
+from kueuelint.admission.workloads import (
+    Priorities, admitted_from_workload, holds_quota, is_pending, pending_from_derived,
+)
+
+WORKLOAD_KEY = "kueue.x-k8s.io/Workload"
+DEFAULT_QUEUE = "default"
+
+
+@dataclass
+class Result:
+    pending: list[Pending]
+    outcomes: dict[str, Outcome]
+    preempted: list[Target]
+    cycles: int
+    state: State
+    warnings: list[str] = field(default_factory=list)
+    incoming: set[str] = field(default_factory=set)     # keys of the workloads given to admit
+
+
+def simulate(inventory, incoming: list, max_cycles: int | None = None) -> Result:
+    """Simulate Kueue's scheduler on ``inventory``; ``incoming`` are the objects to admit."""
+    state, warnings = build_state(inventory, *_config_flags(inventory))
+    if state.fair_sharing:
+        warnings.append("fair sharing is enabled in the Kueue Configuration; it is not simulated, "
+                        "classical preemption and ordering are used")
+    priorities = Priorities(inventory)
+    incoming_ids = {id(obj) for obj in incoming}
+    pending: list[Pending] = []
+    for obj in inventory.of_kind(WORKLOAD_KEY):
+        if id(obj) in incoming_ids:
+            continue
+        if holds_quota(obj):
+            _add_admitted(state, obj, priorities, inventory)
+        elif is_pending(obj):
+            pending += _pending_of(obj, inventory, priorities, len(pending))
+    first_incoming = len(pending)
+    for obj in incoming:
+        pending += _pending_of(obj, inventory, priorities, len(pending))
+    simulator = Simulator(state, _namespace_labels(inventory))
+    for workload in pending:
+        problem = _resolve_queue(workload, inventory, state)
+        if problem is not None:
+            simulator.outcomes[workload.key] = Outcome("inadmissible", problem[0], problem[1],
+                                                       workload.cluster_queue)
+        else:
+            simulator.enqueue(workload)
+    cycles = simulator.run(max_cycles)
+    return Result(pending, simulator.outcomes, simulator.preempted, cycles, state, warnings,
+                  {wl.key for wl in pending[first_incoming:]})
+
+
+def _config_flags(inventory) -> tuple[bool, bool]:
+    from kueuelint.accounting.requests import ResourcesConfig
+
+    config = inventory.kueue_configuration() or {}
+    ignore = ResourcesConfig.from_configuration(config).quota_check_ignores_undeclared
+    fair = config.get("fairSharing") if isinstance(config.get("fairSharing"), dict) else {}
+    return ignore, bool(fair.get("enable"))
+
+
+def _pending_of(obj, inventory, priorities: Priorities, seq: int) -> list[Pending]:
+    from kueuelint.derive import workloads_of
+
+    records = []
+    for derived in workloads_of(obj, inventory):
+        made = pending_from_derived(obj, derived, seq + len(records), priorities)
+        if obj.key == WORKLOAD_KEY:
+            _apply_workload_fields(obj, made, priorities)
+        records += made
+    return records
+
+
+def _apply_workload_fields(obj, records: list[Pending], priorities: Priorities) -> None:
+    from kueuelint.admission.workloads import workload_priority
+
+    queue = obj.spec.get("queueName")
+    for record in records:
+        record.priority = workload_priority(obj, priorities)
+        if isinstance(queue, str) and queue:
+            record.queue_name = queue
+
+
+def _add_admitted(state: State, obj, priorities: Priorities, inventory) -> None:
+    held = admitted_from_workload(obj, priorities)
+    if held is None:
+        return
+    requeued = _pending_of(obj, inventory, priorities, -1)
+    if requeued:
+        requeued[0].cluster_queue = held.cluster_queue
+        held.pending = requeued[0]
+    state.add(held)
+
+
+def _namespace_labels(inventory) -> dict[str, dict]:
+    return {obj.name: dict(obj.labels) for obj in inventory.of_kind("Namespace")}
+
+
+def _resolve_queue(workload: Pending, inventory, state: State) -> tuple[str, str] | None:
+    """Find the ClusterQueue; (reason, message) when the workload cannot even be queued."""
+    name = workload.queue_name
+    if not name:
+        if inventory.kueue("LocalQueue", DEFAULT_QUEUE, workload.namespace) is None:
+            return ("Inadmissible", "the workload names no LocalQueue (label kueue.x-k8s.io/queue-name) "
+                    "and its namespace has no LocalQueue named default; Kueue does not manage it")
+        name = workload.queue_name = DEFAULT_QUEUE
+    local_queue = inventory.kueue("LocalQueue", name, workload.namespace)
+    if local_queue is None:
+        return "Misconfigured", f"LocalQueue {name} doesn't exist"
+    stop = local_queue.spec.get("stopPolicy")
+    cq_name = local_queue.spec.get("clusterQueue")
+    workload.cluster_queue = cq_name if isinstance(cq_name, str) else None
+    if stop and stop != "None":
+        return "Suspended", f"LocalQueue {name} is stopped"
+    cq = state.queues.get(workload.cluster_queue or "")
+    if cq is None:
+        return "Misconfigured", f"ClusterQueue {cq_name} doesn't exist"
+    if cq.inactive is not None:
+        return "Suspended", f"ClusterQueue {cq.name} is inactive"
+    return None

@@ -1,0 +1,279 @@
+"""Kueue's scheduling cycles (kueue-scheduler.md §0, §4.3-4.4, §6.1), simulated on a State."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kueuelint.accounting.quota import FR
+from kueuelint.admission.flavors import Assignment, FlavorAssigner
+from kueuelint.admission.model import FIT, NO_FIT, Admitted, ClusterQueue, Pending
+from kueuelint.admission.preemption import Target, find_targets, oracle
+from kueuelint.admission.queues import WorkloadQueue
+from kueuelint.admission.selectors import selects_namespace
+from kueuelint.admission.state import State
+
+NO_LONGER_FITS = "Workload no longer fits after processing another workload"
+OVERLAPPING = "Workload has overlapping preemption targets with another workload"
+BYPASSED = "Bypassed scheduling evaluation because an equivalent workload recently failed"
+NAMESPACE_MISMATCH = "workload namespace doesn't match ClusterQueue selector"
+REASON_TEXT = {
+    "InClusterQueue": "prioritization in the ClusterQueue",
+    "InCohortReclamation": "reclamation within the cohort",
+    "InCohortReclaimWhileBorrowing": "reclamation within the cohort while borrowing",
+    "InCohortFairSharing": "Fair Sharing within the cohort",
+}
+
+
+@dataclass
+class Outcome:
+    """Where a workload stands after the simulated cycles."""
+
+    result: str                              # admitted | preempting | pending | inadmissible
+    reason: str
+    message: str
+    cluster_queue: str | None = None
+    assignment: Assignment | None = None
+    preempts: list[Target] = field(default_factory=list)
+    cycle: int = 0
+
+
+@dataclass
+class Entry:
+    workload: Pending
+    cq: ClusterQueue
+    assignment: Assignment | None = None
+    targets: list[Target] = field(default_factory=list)
+
+    def sort_key(self) -> tuple:
+        borrowing = self.assignment.borrowing if self.assignment else 0
+        wl = self.workload
+        return (borrowing, -wl.priority, wl.timestamp, wl.seq)
+
+
+class Simulator:
+    def __init__(self, state: State, namespaces: dict[str, dict] | None = None) -> None:
+        self.state = state
+        self.namespaces = namespaces or {}
+        self.queues: dict[str, WorkloadQueue] = {
+            name: WorkloadQueue(cq.strategy) for name, cq in state.queues.items()}
+        self.outcomes: dict[str, Outcome] = {}
+        self.preempted: list[Target] = []
+        self.cycles = 0
+        self._clock = 0.0
+        self._oracle = oracle(state)
+
+    # --- driving ------------------------------------------------------------------------------
+
+    def enqueue(self, workload: Pending) -> None:
+        self.queues[workload.cluster_queue].push(workload)
+
+    def run(self, max_cycles: int | None = None) -> int:
+        """Cycles until nothing changes (or ``max_cycles``); returns the number simulated."""
+        limit = max_cycles if max_cycles is not None else self._safety_limit()
+        effective = 0
+        for number in range(1, limit + 1):
+            self.cycles = number
+            if not self.cycle():
+                break
+            effective = number
+        self.cycles = max(1, effective)
+        return self.cycles
+
+    def _safety_limit(self) -> int:
+        waiting = sum(len(q) + len(q.inadmissible) for q in self.queues.values())
+        return 50 + 4 * waiting
+
+    def cycle(self) -> bool:
+        """One scheduling cycle; True when it changed anything."""
+        entries = [self._nominate(wl, self.state.queues[name]) for name, wl in self._heads()]
+        entries.sort(key=Entry.sort_key)
+        run = _Cycle()
+        for entry in entries:
+            self._process(entry, run)
+        for fr_queue, usage in run.reserved:
+            self.state.charge(fr_queue, usage, -1)
+        self._release_victims(run)
+        return run.changed
+
+    def _heads(self) -> list[tuple[str, Pending]]:
+        heads = []
+        for name, queue in self.queues.items():
+            if self.state.queues[name].inactive is None:
+                head = queue.pop()
+                if head is not None:
+                    heads.append((name, head))
+        return heads
+
+    # --- nomination ------------------------------------------------------------------------
+
+    def _nominate(self, workload: Pending, cq: ClusterQueue) -> Entry:
+        entry = Entry(workload, cq)
+        if not selects_namespace(cq.namespace_selector, workload.namespace, self.namespaces):
+            return entry
+        entry.assignment, entry.targets = self.assign(workload, cq)
+        return entry
+
+    def assign(self, workload: Pending, cq: ClusterQueue) -> tuple[Assignment, list[Target]]:
+        """Full counts first; then partial admission's binary search over reduced counts."""
+        assigner = FlavorAssigner(self.state, cq, workload, self._oracle)
+        full = assigner.assign()
+        targets = self._targets(workload, cq, full)
+        deltas = [ps.count - ps.min_count if ps.min_count is not None else 0 for ps in workload.pod_sets]
+        total = sum(max(0, d) for d in deltas)
+        if full.mode == FIT or targets or total == 0:
+            return full, targets
+        low, high, found = 1, total, None
+        while low <= high:
+            k = (low + high) // 2
+            counts = [ps.count - (max(0, d) * k) // total for ps, d in zip(workload.pod_sets, deltas)]
+            attempt = assigner.assign(counts)
+            attempt_targets = self._targets(workload, cq, attempt)
+            if attempt.mode == FIT or attempt_targets:
+                found, high = (attempt, attempt_targets), k - 1
+            else:
+                low = k + 1
+        return found or (full, targets)
+
+    def _targets(self, workload: Pending, cq: ClusterQueue, assignment: Assignment) -> list[Target]:
+        if assignment.mode in (FIT, NO_FIT) or not assignment.preempt_frs:
+            return []
+        requests = {fr: assignment.usage[fr] for fr in assignment.preempt_frs}
+        return find_targets(self.state, cq, workload, requests)
+
+    # --- processing ------------------------------------------------------------------------
+
+    def _process(self, entry: Entry, run: _Cycle) -> None:
+        wl, cq, assignment = entry.workload, entry.cq, entry.assignment
+        queue = self.queues[cq.name]
+        if assignment is None:
+            self._record(wl, Outcome("inadmissible", "Misconfigured", NAMESPACE_MISMATCH, cq.name))
+            queue.requeue_failed(wl, namespace_mismatch=True)
+            run.changed = True
+        elif assignment.mode == NO_FIT or (assignment.mode < FIT and not entry.targets):
+            self._not_fitting(entry, run)
+        elif entry.targets:
+            self._preempting(entry, run)
+        elif not self._still_fits(assignment.usage, cq, run.victims):
+            self._record(wl, Outcome("pending", "WaitingForQuota", NO_LONGER_FITS, cq.name, assignment))
+            queue.push(wl)
+        else:
+            self._admit(entry)
+            run.changed = True
+
+    def _not_fitting(self, entry: Entry, run: _Cycle) -> None:
+        wl, cq, assignment = entry.workload, entry.cq, entry.assignment
+        outcome = Outcome("pending", assignment.reason(), assignment.message(), cq.name, assignment)
+        self._record(wl, outcome)
+        if assignment.mode != NO_FIT and cq.preemption.reclaim != "Any":
+            reserved = self._reservation(cq, assignment)
+            self.state.charge(cq.name, reserved)
+            run.reserved.append((cq.name, reserved))
+        bypassed = self.queues[cq.name].requeue_failed(wl)
+        for other in bypassed:
+            self._record(other, Outcome("pending", outcome.reason, BYPASSED, cq.name))
+        if self.queues[cq.name].strategy != "StrictFIFO":
+            run.changed = True
+
+    def _reservation(self, cq: ClusterQueue, assignment: Assignment) -> dict[FR, int]:
+        """Quota a queue that cannot always reclaim keeps from others for this cycle (§4.4)."""
+        tree, reserved = self.state.tree, {}
+        for fr, request in assignment.usage.items():
+            nominal, usage = tree.nominal(cq.name, fr), tree.usage(cq.name, fr)
+            if assignment.borrowing:
+                limit = tree.queues[cq.name].borrowing_limit(fr)
+                reserved[fr] = request if limit is None else min(request, nominal + limit - usage)
+            else:
+                reserved[fr] = max(0, min(request, nominal - usage))
+        return reserved
+
+    def _preempting(self, entry: Entry, run: _Cycle) -> None:
+        wl, cq, assignment = entry.workload, entry.cq, entry.assignment
+        queue = self.queues[cq.name]
+        keys = {t.workload.key for t in entry.targets}
+        if keys & run.victim_keys:
+            self._record(wl, Outcome("pending", "WaitingForQuota", OVERLAPPING, cq.name, assignment))
+            queue.push(wl)
+            return
+        victims = run.victims + [t.workload for t in entry.targets]
+        if not self._still_fits(assignment.usage, cq, victims):
+            self._record(wl, Outcome("pending", "WaitingForQuota", NO_LONGER_FITS, cq.name, assignment))
+            queue.push(wl)
+            return
+        self.state.charge(cq.name, assignment.usage)
+        run.reserved.append((cq.name, assignment.usage))
+        run.add_targets(entry.targets)
+        message = f"{assignment.message()}. Pending the preemption of {len(entry.targets)} workload(s)"
+        self._record(wl, Outcome("preempting", "WaitingForPreemptedWorkloads", message, cq.name,
+                                 assignment, list(entry.targets)))
+        queue.sticky = wl
+        run.changed = True
+
+    def _still_fits(self, usage: dict[FR, int], cq: ClusterQueue, victims: list[Admitted]) -> bool:
+        for victim in victims:
+            self.state.charge(victim.cluster_queue, victim.usage, -1)
+        fits = all(amount <= self.state.tree.available(cq.name, fr) for fr, amount in usage.items())
+        for victim in victims:
+            self.state.charge(victim.cluster_queue, victim.usage, 1)
+        return fits
+
+    def _admit(self, entry: Entry) -> None:
+        wl, cq, assignment = entry.workload, entry.cq, entry.assignment
+        self._clock += 1.0
+        held = Admitted(wl.key, cq.name, wl.priority, dict(assignment.usage), 1e12 + self._clock,
+                        wl.timestamp, wl.uid, pending=wl)
+        self.state.add(held)
+        message = f"Quota reserved in ClusterQueue {cq.name}"
+        self._record(wl, Outcome("admitted", "QuotaReserved", message, cq.name, assignment,
+                                 self._earlier_preemptions(wl)))
+
+    def _earlier_preemptions(self, wl: Pending) -> list[Target]:
+        earlier = self.outcomes.get(wl.key)
+        return list(earlier.preempts) if earlier and earlier.result == "preempting" else []
+
+    def _record(self, wl: Pending, outcome: Outcome) -> None:
+        outcome.cycle = self.cycles
+        self.outcomes[wl.key] = outcome
+
+    # --- after the cycle -------------------------------------------------------------------
+
+    def _release_victims(self, run: _Cycle) -> None:
+        """Victims give back their quota before the next cycle, and are queued again."""
+        roots = set()
+        for target in run.targets:
+            victim = target.workload
+            self.state.remove(victim)
+            self.preempted.append(target)
+            node = self.state.tree.queues.get(victim.cluster_queue)
+            if node is not None:
+                roots.add(id(node.root()))
+            if victim.pending is not None and victim.cluster_queue in self.queues:
+                text = REASON_TEXT.get(target.reason, target.reason)
+                self._record(victim.pending, Outcome(
+                    "pending", "Preempted", f"Preempted to accommodate a workload due to {text}",
+                    victim.cluster_queue))
+                self.queues[victim.cluster_queue].push(victim.pending)
+        if roots:
+            self._wake(roots)
+
+    def _wake(self, roots: set[int]) -> None:
+        for name, queue in self.queues.items():
+            node = self.state.tree.queues.get(name)
+            if node is not None and id(node.root()) in roots:
+                queue.wake_inadmissible()
+
+
+class _Cycle:
+    """Book-keeping for one cycle: victims chosen so far and temporary usage to undo."""
+
+    def __init__(self) -> None:
+        self.targets: list[Target] = []
+        self.victims: list[Admitted] = []
+        self.victim_keys: set[str] = set()
+        self.reserved: list[tuple[str, dict]] = []
+        self.changed = False
+
+    def add_targets(self, targets: list[Target]) -> None:
+        for target in targets:
+            self.targets.append(target)
+            self.victims.append(target.workload)
+            self.victim_keys.add(target.workload.key)

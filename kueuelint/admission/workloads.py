@@ -1,0 +1,151 @@
+"""Turn Kueue Workload objects and jobs into the simulator's Pending / Admitted records."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from kueuelint.accounting.quantity import safe_parse, to_kueue_units
+from kueuelint.admission.model import Admitted, Pending, PodSetSpec
+
+PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
+# Jobs named on the command line without a creation time come after everything in the snapshot.
+INCOMING_TIME = 4.0e9
+
+
+def epoch(value) -> float | None:
+    if isinstance(value, datetime):
+        return value.timestamp()
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def condition(obj, kind: str) -> dict | None:
+    for cond in obj.get("status", "conditions", default=[]) or []:
+        if isinstance(cond, dict) and cond.get("type") == kind:
+            return cond
+    return None
+
+
+def is_true(obj, kind: str) -> bool:
+    cond = condition(obj, kind)
+    return bool(cond) and cond.get("status") == "True"
+
+
+class Priorities:
+    """Priority values from WorkloadPriorityClasses and PriorityClasses (§4.1)."""
+
+    def __init__(self, inventory) -> None:
+        self.workload_classes = {o.name: _int(o.get("value")) for o in inventory.kueue_of_kind("WorkloadPriorityClass")}
+        self.pod_classes = {o.name: _int(o.get("value")) for o in inventory.of_kind("scheduling.k8s.io/PriorityClass")}
+        defaults = [o for o in inventory.of_kind("scheduling.k8s.io/PriorityClass") if o.get("globalDefault") is True]
+        self.global_default = _int(defaults[0].get("value")) if defaults else 0
+
+    def resolve(self, workload_class: str | None, pod_class: str | None) -> int:
+        if workload_class and workload_class in self.workload_classes:
+            return self.workload_classes[workload_class]
+        if pod_class and pod_class in self.pod_classes:
+            return self.pod_classes[pod_class]
+        return self.global_default
+
+
+def _int(value) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def pod_set_spec(name: str, count: int, min_count, per_pod: dict[str, int], template: dict) -> PodSetSpec:
+    spec = template.get("spec") if isinstance(template, dict) else None
+    spec = spec if isinstance(spec, dict) else {}
+    affinity = spec.get("affinity") if isinstance(spec.get("affinity"), dict) else {}
+    node_affinity = affinity.get("nodeAffinity") if isinstance(affinity.get("nodeAffinity"), dict) else {}
+    required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+    terms = required.get("nodeSelectorTerms") if isinstance(required, dict) else None
+    tolerations = spec.get("tolerations") if isinstance(spec.get("tolerations"), list) else []
+    selector = spec.get("nodeSelector") if isinstance(spec.get("nodeSelector"), dict) else {}
+    return PodSetSpec(name, count, min_count, dict(per_pod), list(tolerations), dict(selector),
+                      list(terms) if isinstance(terms, list) else None)
+
+
+def source_of(obj) -> dict:
+    return {"file": obj.path, "line": obj.doc.line, "kind": obj.kind, "name": obj.name}
+
+
+def pending_from_derived(obj, derived, seq: int, priorities: Priorities) -> list[Pending]:
+    """Pending records for one derived workload (several for per-pod kinds like Deployments)."""
+    pod_sets = [pod_set_spec(ps.name, ps.count, ps.min_count, ps.requests, ps.template)
+                for ps in derived.pod_sets]
+    pod_class = next((ps.template.get("spec", {}).get("priorityClassName") for ps in derived.pod_sets
+                      if isinstance(ps.template.get("spec"), dict)), None)
+    namespace = derived.namespace or obj.namespace or "default"
+    name = derived.group_name or obj.name
+    created = epoch(obj.metadata.get("creationTimestamp"))
+    timestamp = created if created is not None else INCOMING_TIME + seq
+    copies = max(1, derived.replicas) if derived.per_pod else 1
+    records = []
+    for index in range(copies):
+        suffix = f"/pod-{index}" if copies > 1 else ""
+        records.append(Pending(
+            f"{namespace}/{name}{suffix}", namespace, name, derived.queue_name,
+            priorities.resolve(derived.priority_class, pod_class), timestamp, seq,
+            str(obj.metadata.get("uid") or f"{namespace}/{name}{suffix}"), pod_sets, source_of(obj)))
+    return records
+
+
+def workload_priority(obj, priorities: Priorities) -> int:
+    value = obj.spec.get("priority")
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    ref = obj.spec.get("priorityClassRef")
+    name = ref.get("name") if isinstance(ref, dict) else obj.spec.get("priorityClassName")
+    return priorities.resolve(name if isinstance(name, str) else None,
+                              name if isinstance(name, str) else None)
+
+
+def holds_quota(obj) -> bool:
+    """Counts against quota: QuotaReserved, not Finished, active (§1.5)."""
+    if obj.spec.get("active") is False or is_true(obj, "Finished"):
+        return False
+    admission = obj.get("status", "admission")
+    return isinstance(admission, dict) and (is_true(obj, "QuotaReserved") or condition(obj, "QuotaReserved") is None)
+
+
+def is_pending(obj) -> bool:
+    if obj.spec.get("active") is False or is_true(obj, "Finished"):
+        return False
+    return not holds_quota(obj)
+
+
+def admitted_from_workload(obj, priorities: Priorities) -> Admitted | None:
+    admission = obj.get("status", "admission")
+    cq = admission.get("clusterQueue") if isinstance(admission, dict) else None
+    if not isinstance(cq, str):
+        return None
+    reclaimable = {r.get("name"): _int(r.get("count")) for r in obj.get("status", "reclaimablePods", default=[]) or []
+                   if isinstance(r, dict)}
+    usage: dict = {}
+    for assignment in admission.get("podSetAssignments") or ():
+        if isinstance(assignment, dict):
+            _add_assignment_usage(assignment, reclaimable.get(assignment.get("name"), 0), usage)
+    reserved = condition(obj, "QuotaReserved") or {}
+    created = epoch(obj.metadata.get("creationTimestamp")) or 0.0
+    return Admitted(f"{obj.namespace}/{obj.name}", cq, workload_priority(obj, priorities), usage,
+                    epoch(reserved.get("lastTransitionTime")) or created, created,
+                    str(obj.metadata.get("uid") or obj.name), is_true(obj, "Evicted"))
+
+
+def _add_assignment_usage(assignment: dict, reclaimable: int, usage: dict) -> None:
+    flavors = assignment.get("flavors") if isinstance(assignment.get("flavors"), dict) else {}
+    count = assignment.get("count")
+    for resource, value in (assignment.get("resourceUsage") or {}).items():
+        flavor = flavors.get(resource)
+        quantity, _ = safe_parse(value)
+        if not flavor or quantity is None:
+            continue
+        amount = to_kueue_units(resource, quantity)
+        if reclaimable and isinstance(count, int) and count > 0:
+            amount = amount * max(0, count - reclaimable) // count
+        fr = (str(flavor), str(resource))
+        usage[fr] = usage.get(fr, 0) + amount
