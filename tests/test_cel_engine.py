@@ -1,0 +1,85 @@
+"""Engine selection, lazy imports and error conversion."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from kueuelint.cel import CelCompileError, available_engines, engine as engine_module, get_engine
+
+
+def test_available_engines_lists_installed_ones():
+    assert available_engines(), "no CEL engine installed"
+    assert set(available_engines()) <= {"cel-expr-python", "cel-python"}
+
+
+def test_default_engine_is_cel_expr_python():
+    if "cel-expr-python" not in available_engines():
+        pytest.skip("cel-expr-python not installed")
+    assert get_engine().name == "cel-expr-python"
+    assert get_engine("auto") is get_engine(None) is get_engine("cel-expr-python")
+
+
+def test_engines_are_cached_per_process():
+    for name in available_engines():
+        assert get_engine(name) is get_engine(name)
+        assert get_engine(name).name == name
+        assert get_engine(name).version[0].isdigit()
+
+
+def test_unknown_engine_lists_choices():
+    with pytest.raises(ValueError, match="cel-expr-python, cel-python"):
+        get_engine("cel-go")
+
+
+def test_auto_falls_back_when_default_cannot_import(monkeypatch):
+    if "cel-python" not in available_engines():
+        pytest.skip("cel-python not installed")
+    monkeypatch.setattr(engine_module, "_engines", {"cel-python": get_engine("cel-python")})
+    monkeypatch.setitem(sys.modules, "cel_expr_python", None)  # makes the import fail
+    monkeypatch.delitem(sys.modules, "kueuelint.cel._cel_expr", raising=False)
+    assert get_engine().name == "cel-python"
+
+
+def test_no_engine_at_all_is_an_import_error(monkeypatch):
+    monkeypatch.setattr(engine_module, "_engines", {})
+    for module in ("cel_expr_python", "celpy"):
+        monkeypatch.setitem(sys.modules, module, None)
+    for adapter in ("kueuelint.cel._cel_expr", "kueuelint.cel._celpy"):
+        monkeypatch.delitem(sys.modules, adapter, raising=False)
+    with pytest.raises(ImportError, match="no CEL engine installed"):
+        get_engine()
+
+
+def test_importing_the_package_imports_no_engine():
+    code = (
+        "import sys, kueuelint.cel, kueuelint.cel.cache\n"
+        "kueuelint.cel.available_engines()\n"
+        "loaded = {'cel_expr_python', 'celpy', 'lark', 'importlib.metadata'} & set(sys.modules)\n"
+        "assert not loaded, loaded\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize(
+    ("report", "line", "column", "message"),
+    [
+        (
+            "INVALID_ARGUMENT: ERROR: <input>:2:46: Syntax error: mismatched input ')'\n | x\n | ..^",
+            2,
+            46,
+            "Syntax error: mismatched input ')'",
+        ),
+        ("ERROR: <input>:1:3: found no matching overload\n | 1 == 1.0\n | ..^ [INVALID_ARGUMENT]", 1, 3,
+         "found no matching overload"),
+        ("ERROR: <input>:1:3: undeclared reference to 'x' [INVALID_ARGUMENT]", 1, 3, "undeclared reference to 'x'"),
+        ("something without a position", 1, 1, "something without a position"),
+    ],
+)
+def test_compile_error_from_report(report, line, column, message):
+    err = CelCompileError.from_report(report)
+    assert (err.line, err.column, err.message) == (line, column, message)
+    assert err.details == report
+    assert str(err) == f"{line}:{column}: {message}"
