@@ -138,5 +138,16 @@ def toleration_problems(items: list[Toleration] | None) -> list[str]:
     return [message for test, message in checks if not all(test(t) for t in items)]
 
 
+def unique_names(items, key: str = "name"):
+    """list-type=map lists: the API server rejects two items with the same key."""
+    seen: set = set()
+    for item in items or []:
+        value = getattr(item, key)
+        if value in seen:
+            raise ValueError(f"Duplicate value: {key} {value!r}")
+        seen.add(value)
+    return items
+
+
 def kind_literal(kind: str):
     return Literal[kind]  # type: ignore[valid-type]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, Optional
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from kueuelint.models.common import (DNS_LABEL_RE, DNS_SUBDOMAIN_RE, KIND_RE, QUALIFIED_NAME_RE,
                                      Int32, Int64, KModel, QualifiedName)
@@ -66,36 +66,39 @@ class TopologyLevel(KModel):
 class TopologySpec(KModel):
     levels: Annotated[list[TopologyLevel], Field(min_length=1, max_length=16)]
 
-    @model_validator(mode="after")
-    def _levels(self):
-        labels = [level.node_label for level in self.levels]
+    @field_validator("levels")
+    @classmethod
+    def _levels(cls, levels):
+        labels = [level.node_label for level in levels]
         if len(set(labels)) != len(labels):
-            raise ValueError("levels: must be unique")
+            raise ValueError("must be unique")
         if HOSTNAME in labels and labels[-1] != HOSTNAME:
-            raise ValueError("levels: the kubernetes.io/hostname label can only be used at the "
-                             "lowest level of topology")
-        return self
+            raise ValueError("the kubernetes.io/hostname label can only be used at the lowest "
+                             "level of topology")
+        return levels
 
 
 class MultiKueueConfigSpec(KModel):
     clusters: Annotated[list[_text(None, 256)], Field(min_length=1, max_length=20)]
     quota_management: Optional[Literal["Manual", "Automated"]] = None
 
-    @model_validator(mode="after")
-    def _unique(self):
-        if len(set(self.clusters)) != len(self.clusters):
-            raise ValueError("clusters: must be unique")
-        return self
+    @field_validator("clusters")
+    @classmethod
+    def _unique(cls, clusters):
+        if len(set(clusters)) != len(clusters):
+            raise ValueError("must be unique")
+        return clusters
 
 
 class MultiKueueConfigSpecV1Beta1(KModel):
     clusters: Annotated[list[str], Field(min_length=1, max_length=20)]
 
-    @model_validator(mode="after")
-    def _set(self):
-        if len(set(self.clusters)) != len(self.clusters):
-            raise ValueError("clusters: duplicate value (the list is a set)")
-        return self
+    @field_validator("clusters")
+    @classmethod
+    def _set(cls, clusters):
+        if len(set(clusters)) != len(clusters):
+            raise ValueError("duplicate value (the list is a set)")
+        return clusters
 
 
 class KubeConfig(KModel):

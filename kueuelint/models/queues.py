@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, Optional
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from kueuelint.models.common import (TAINT_EFFECT_MESSAGE, TAINT_EFFECTS, DnsSubdomain, Int32,
                                      KModel, LabelSelector, Quantity, Taint, Toleration,
-                                     toleration_problems)
+                                     toleration_problems, unique_names)
 
 StopPolicy = Literal["None", "Hold", "HoldAndDrain"]
 
@@ -20,15 +20,25 @@ class ResourceFlavorSpec(KModel):
     topology_name: Optional[DnsSubdomain] = None
 
     @model_validator(mode="after")
-    def _rules(self):
+    def _topology_needs_labels(self):
         if self.topology_name is not None and not self.node_labels:
             raise ValueError("at least one nodeLabel is required when topology is set")
-        if any(t.effect not in TAINT_EFFECTS for t in self.node_taints or []):
-            raise ValueError(f"nodeTaints: {TAINT_EFFECT_MESSAGE}")
-        problems = toleration_problems(self.tolerations)
-        if problems:
-            raise ValueError(f"tolerations: {'; '.join(problems)}")
         return self
+
+    @field_validator("node_taints")
+    @classmethod
+    def _taint_effects(cls, taints):
+        if any(t.effect not in TAINT_EFFECTS for t in taints or []):
+            raise ValueError(TAINT_EFFECT_MESSAGE)
+        return taints
+
+    @field_validator("tolerations")
+    @classmethod
+    def _tolerations(cls, tolerations):
+        problems = toleration_problems(tolerations)
+        if problems:
+            raise ValueError("; ".join(problems))
+        return tolerations
 
 
 class ResourceQuota(KModel):
@@ -42,10 +52,14 @@ class FlavorQuotas(KModel):
     name: DnsSubdomain
     resources: Annotated[list[ResourceQuota], Field(min_length=1, max_length=64)]
 
+    _unique = field_validator("resources")(classmethod(lambda cls, items: unique_names(items)))
+
 
 class ResourceGroup(KModel):
     covered_resources: Annotated[list[str], Field(min_length=1, max_length=64)]
     flavors: Annotated[list[FlavorQuotas], Field(min_length=1, max_length=64)]
+
+    _unique = field_validator("flavors")(classmethod(lambda cls, items: unique_names(items)))
 
     @model_validator(mode="after")
     def _same_count(self):
@@ -103,6 +117,9 @@ class AdmissionCheckStrategyRule(KModel):
 class AdmissionChecksStrategy(KModel):
     admission_checks: Annotated[list[AdmissionCheckStrategyRule], Field(min_length=1,
                                                                         max_length=64)]
+
+    _unique = field_validator("admission_checks")(classmethod(
+        lambda cls, items: unique_names(items)))
 
 
 class AdmissionScope(KModel):

@@ -156,19 +156,25 @@ class Scope:
     label: str
     path: tuple
     section: dict
-    queue_option: Setting | None = None
+    level: int = 0                  # 0 global/task, 1 workspace, 2 context, 3 workspace context
+    quota: Setting | None = None
+    kueue: Setting | None = None
     queue_label: Setting | None = None
     timeout: Setting | None = None
     namespace: Setting | None = None
     manual_group: bool = False
 
+    @property
+    def queue_option(self) -> Setting | None:
+        return self.quota or self.kueue   # quota.queue wins at the same scope
 
-def read_scope(obj, section: dict, path: tuple, label: str) -> Scope:
-    scope = Scope(label, path, section)
-    for key, sub in (("kueue", "local_queue_name"), ("quota", "queue")):  # quota wins: read last
+
+def read_scope(obj, section: dict, path: tuple, label: str, level: int = 0) -> Scope:
+    scope = Scope(label, path, section, level)
+    for key, sub in (("kueue", "local_queue_name"), ("quota", "queue")):
         block = section.get(key)
         if isinstance(block, dict) and block.get(sub) is not None:
-            scope.queue_option = Setting(block[sub], obj, path + (key, sub), f"kubernetes.{key}.{sub}")
+            setattr(scope, key, Setting(block[sub], obj, path + (key, sub), f"kubernetes.{key}.{sub}"))
     labels = _pod_labels(section)
     if labels.get(QUEUE_LABEL) is not None:
         scope.queue_label = Setting(labels[QUEUE_LABEL], obj,
@@ -197,20 +203,20 @@ def config_scopes(obj, context: str | None = None, workspace: str | None = None,
     otherwise only those that apply to ``context`` and ``workspace``.
     """
     data = obj.data if isinstance(obj.data, dict) else {}
-    bases = [(data.get("kubernetes"), ("kubernetes",), "global")]
+    bases = [(data.get("kubernetes"), ("kubernetes",), "global", 0)]
     for ws_name, ws in _mapping(data.get("workspaces")).items():
         if everything or ws_name == workspace:
             bases.append((_mapping(ws).get("kubernetes"), ("workspaces", ws_name, "kubernetes"),
-                          f"workspace {ws_name}"))
+                          f"workspace {ws_name}", 1))
     scopes: list[Scope] = []
-    for section, path, label in bases:
+    for section, path, label, level in bases:
         if not isinstance(section, dict):
             continue
-        scopes.append(read_scope(obj, section, path, label))
+        scopes.append(read_scope(obj, section, path, label, level))
         for ctx_name, ctx in _mapping(section.get("context_configs")).items():
             if isinstance(ctx, dict) and (everything or ctx_name == context):
                 scopes.append(read_scope(obj, ctx, path + ("context_configs", ctx_name),
-                                         f"{label}, context {ctx_name}"))
+                                         f"{label}, context {ctx_name}", level + 2))
     return scopes
 
 
@@ -242,15 +248,27 @@ def effective(task, inventory) -> Effective:
     scopes = [s for c in configs for s in config_scopes(c, context, workspace)]
     if isinstance(task_config.get("kubernetes"), dict):
         scopes.append(read_scope(task, task_config["kubernetes"], ("config", "kubernetes"), "task"))
+    _merge(result, sorted(scopes, key=lambda scope: scope.level))
+    result.queue_label = task_label_queue(task) or result.queue_label
+    return result
+
+
+def _merge(result: Effective, scopes: list[Scope]) -> None:
+    """Files merge key by key (later files win); then the most specific scope level wins."""
+    quota: dict[int, Setting] = {}
+    kueue: dict[int, Setting] = {}
     for scope in scopes:
-        result.queue_option = scope.queue_option or result.queue_option
+        quota[scope.level] = scope.quota or quota.get(scope.level)
+        kueue[scope.level] = scope.kueue or kueue.get(scope.level)
         result.queue_label = scope.queue_label or result.queue_label
         result.timeout = scope.timeout or result.timeout
         result.manual_group = result.manual_group or scope.manual_group
         if scope.namespace is not None and isinstance(scope.namespace.value, str):
             result.namespace = scope.namespace.value
-    result.queue_label = task_label_queue(task) or result.queue_label
-    return result
+    for level in sorted(set(quota) | set(kueue), reverse=True):
+        if quota.get(level) or kueue.get(level):
+            result.queue_option = quota.get(level) or kueue.get(level)
+            return
 
 
 def _config_rank(obj) -> tuple:

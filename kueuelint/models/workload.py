@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, Optional
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
-from kueuelint.models.common import DNS_SUBDOMAIN_RE, DnsLabel, DnsSubdomain, Int32, KModel
+from kueuelint.models.common import (DNS_SUBDOMAIN_RE, DnsLabel, DnsSubdomain, Int32, KModel,
+                                     unique_names)
 
 
 class SliceConstraint(KModel):
@@ -94,9 +95,10 @@ class WorkloadSpec(KModel):
     def _priority(self):
         if self.priority_class_ref is not None and self.priority is None:
             raise ValueError("priority should not be nil when priorityClassRef is set")
-        _unique([p.name for p in self.pod_sets or []], "podSets")
-        _unique([g.name for g in self.preemption_gates or []], "preemptionGates")
         return self
+
+    _unique_names = field_validator("pod_sets", "preemption_gates")(classmethod(
+        lambda cls, items: unique_names(items)))
 
 
 class WorkloadSpecV1Beta1(KModel):
@@ -113,14 +115,6 @@ class WorkloadSpecV1Beta1(KModel):
     def _priority(self):
         if self.priority_class_name is not None and self.priority is None:
             raise ValueError("priority should not be nil when priorityClassName is set")
-        _unique([p.name for p in self.pod_sets], "podSets")
         return self
 
-
-def _unique(names: list[str], field: str) -> None:
-    """list-type=map lists: the API server rejects two items with the same key."""
-    seen: set[str] = set()
-    for name in names:
-        if name in seen:
-            raise ValueError(f"{field}: Duplicate value: name {name!r}")
-        seen.add(name)
+    _unique_names = field_validator("pod_sets")(classmethod(lambda cls, items: unique_names(items)))

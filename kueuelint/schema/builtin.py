@@ -57,7 +57,8 @@ def _issue(error: dict, data: Any, model, judge: str) -> SchemaIssue:
         known = known_fields(model, path[:-1])
         return SchemaIssue(BUILTIN, path, f"{dotted(path)}: "
                            f"{unknown_field_message(str(path[-1]), known)}", judge)
-    return SchemaIssue(BUILTIN, path, f"{dotted(path)}: {_message(error)}", judge, at_value=True)
+    scalar = not isinstance(error.get("input"), (dict, list))
+    return SchemaIssue(BUILTIN, path, f"{dotted(path)}: {_message(error)}", judge, at_value=scalar)
 
 
 def _real_path(data: Any, loc: tuple) -> tuple[tuple, tuple]:

@@ -76,7 +76,7 @@ def _issues_of(error, judge: str) -> Iterator[SchemaIssue]:
                                   judge)
         return
     yield SchemaIssue(OPENAPI, path, f"{dotted(path)}: {_message(error)}", judge,
-                      at_value=kind not in ("required",))
+                      at_value=not isinstance(error.instance, (dict, list)))
 
 
 def _message(error) -> str:

@@ -1,0 +1,94 @@
+"""KQ110–KQ113: schema validation by the built-in Kueue models or by the run's CRDs.
+
+One validation per object feeds all four rules (cached on the object). When the run holds a CRD
+for the object's group/kind/version, the CRD judges (it is what the cluster runs) and the
+built-in model stays silent; the finding names the CRD and version that judged it.
+"""
+
+from __future__ import annotations
+
+from kueuelint.checks.api import RuleContext, Violation, rule
+from kueuelint.identify.objects import KObject
+
+_KUEUE_GROUPS = ("kueue.x-k8s.io", "config.kueue.x-k8s.io")
+_CACHE_KEY = "schema:issues"
+
+
+@rule("KQ110")
+def check_kueue_schema(obj: KObject, ctx: RuleContext):
+    yield from _violations(obj, ctx, "KQ110")
+
+
+@rule("KQ111")
+def check_crd_schema(obj: KObject, ctx: RuleContext):
+    yield from _violations(obj, ctx, "KQ111")
+
+
+@rule("KQ112")
+def check_crd_cel_rules(obj: KObject, ctx: RuleContext):
+    yield from _violations(obj, ctx, "KQ112")
+
+
+@rule("KQ113")
+def check_crd_cel_unsupported(obj: KObject, ctx: RuleContext):
+    yield from _violations(obj, ctx, "KQ113")
+
+
+def _violations(obj: KObject, ctx: RuleContext, code: str):
+    for issue in _issues(obj, ctx):
+        if issue.code == code:
+            detail = issue.message if code == "KQ110" else f"{issue.message} [{issue.judge}]"
+            yield Violation(path=issue.path, at_value=issue.at_value, args={"detail": detail})
+
+
+def _issues(obj: KObject, ctx: RuleContext) -> list:
+    if _CACHE_KEY not in obj.cache:
+        obj.cache[_CACHE_KEY] = _validate(obj, ctx)
+    return obj.cache[_CACHE_KEY]
+
+
+def _validate(obj: KObject, ctx: RuleContext) -> list:
+    if not isinstance(obj.data, dict) or obj.kind == "CustomResourceDefinition":
+        return []
+    index = crd_index_for(ctx)
+    if index is not None and index.has_kind(obj.group, obj.kind):
+        return _by_crd(obj, ctx, index)
+    if obj.group in _KUEUE_GROUPS:
+        from kueuelint.schema import builtin
+
+        return builtin.validate(obj.group, obj.version, obj.kind, obj.data) or []
+    return []
+
+
+def _by_crd(obj: KObject, ctx: RuleContext, index) -> list:
+    from kueuelint.schema import crd
+    from kueuelint.schema.issues import OPENAPI, SchemaIssue
+
+    version = index.get(obj.group, obj.kind, obj.version)
+    if version is None or not version.served:
+        served = sorted(v.version for v in index if v.group == obj.group and v.kind == obj.kind
+                        and v.served)
+        return [SchemaIssue(OPENAPI, ("apiVersion",), f"apiVersion: {obj.api_version} is not "
+                            f"served by the CRD for {obj.kind} (served: {', '.join(served)})",
+                            "CRD", at_value=True)]
+    engine = ctx.options.get("cel-engine") or ctx.options.get("cel_engine")
+    issues, _ = crd.validate(version, obj.data,
+                             engine=None if engine in (None, "auto") else engine)
+    return issues
+
+
+def crd_index_for(ctx: RuleContext):
+    """The run's CRD index (inventory CRDs + configured ``crds`` paths), built once per run;
+    None when the run has no CRD at all, so the common case costs one dictionary lookup."""
+    cache = ctx.inventory.cache
+    if "schema:crd-index" not in cache:
+        from kueuelint.schema.crd import CRD_KEY
+
+        paths = tuple(ctx.options.get("crds") or ())
+        if not paths and not ctx.inventory.of_kind(CRD_KEY):
+            cache["schema:crd-index"] = None
+        else:
+            from kueuelint.schema.sources import crd_index
+
+            cache["schema:crd-index"] = crd_index(ctx.inventory, paths) or None
+    return cache["schema:crd-index"]
