@@ -47,7 +47,8 @@ def _anyscale_workloads(obj, inventory) -> list[Workload]:
     namespace = _anyscale_namespace(inventory, queue_group.queue if queue_group else None)
     main = Workload(name=f"{name}-min", namespace=namespace, group_name=f"{name}-min",
                     queue_name=queue_group.queue if queue_group else None,
-                    queue_name_path=queue_group.queue_path if queue_group else None)
+                    queue_name_path=queue_group.queue_path if queue_group else None,
+                    kind=obj.key)
     workloads = [main]
     for group in groups:
         pod_set, problems = _anyscale_pod_set(group, table, config, bound)
@@ -55,11 +56,13 @@ def _anyscale_workloads(obj, inventory) -> list[Workload]:
             main.pod_sets.append(_with_count(pod_set, group.min_count))
             main.problems.extend(problems)
         extra = group.max_count - group.min_count
-        if extra > 0:
+        if extra > 0:  # autoscaled pods carry no group labels: one Workload per pod
             workloads.append(Workload(
                 name=f"{name}-{group.name}", namespace=_anyscale_namespace(inventory, group.queue),
-                pod_sets=[_with_count(pod_set, extra)], queue_name=group.queue,
-                queue_name_path=group.queue_path, per_pod=True, problems=list(problems)))
+                pod_sets=[pod_set], queue_name=group.queue, queue_name_path=group.queue_path,
+                per_pod=True, replicas=extra, group_name=f"{name}-{group.name}", kind=obj.key,
+                problems=list(problems)))
+    main.group_total_count = sum(pod_set.count for pod_set in main.pod_sets)
     return workloads if main.pod_sets else workloads[1:]
 
 
@@ -106,16 +109,17 @@ def _sky_task_workload(obj, inventory) -> Workload:
     raw, paths, problems = sky_task_requests(obj)
     requests, request_paths = _resources_config(inventory).apply_with_paths(raw, paths)
     count = _sky.num_nodes(obj)
-    pod_set = PodSet("ray-node", count, raw_requests=raw, requests=requests,
-                     request_paths=request_paths, template_path=("resources",))
     name = cluster_name(obj)
     queue = settings.queue_option or settings.queue_label
     gang = settings.queue_option is not None or settings.manual_group
+    per_pod = not gang and count > 1   # a bare queue label: Kueue sees each pod alone
+    pod_set = PodSet("ray-node", 1 if per_pod else count, raw_requests=raw, requests=requests,
+                     request_paths=request_paths, template_path=("resources",))
     return Workload(name=name, namespace=settings.namespace, pod_sets=[pod_set],
                     queue_name=queue.name if queue else None,
                     queue_name_path=queue.path if queue and queue.obj is obj else None,
-                    per_pod=not gang and count > 1, group_name=name if gang else None,
-                    problems=problems)
+                    per_pod=per_pod, replicas=count if per_pod else 1, group_name=name,
+                    group_total_count=count if gang else None, kind=obj.key, problems=problems)
 
 
 # --- Anyscale per-pod requests ----------------------------------------------------------------
