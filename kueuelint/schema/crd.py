@@ -116,10 +116,11 @@ def _digest(crd: dict) -> str:
 def validate(version: CrdVersion, data: Any, old: Any = MISSING,
              engine: str | None = None) -> tuple[list[SchemaIssue], RuleRunner | None]:
     """All issues the CRD finds in ``data`` (and the runner, for its skip counts)."""
-    from kueuelint.schema import openapi
+    from kueuelint.schema import metadata, openapi
 
     defaulted = structural.apply_defaults(version.schema, data)
     issues = openapi.check(version.validator(), defaulted, version.judge)
+    issues.extend(metadata.check(data, version.judge))
     if not version.sites():
         return issues, None
     runner = RuleRunner(programs_for(version, engine), version.judge)
