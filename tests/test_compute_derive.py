@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from compute_support import inventory_of, load, load_one
+from test_compute_support import inventory_of, load, load_one
 from kueuelint.derive.compute_configs import (accelerator_request, derive_compute_config_workloads,
                                               instance_types_from_values)
 from kueuelint.models.skypilot import effective

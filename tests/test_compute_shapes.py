@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from compute_support import load
+from test_compute_support import load
 
 
 def kinds(text: str, path: str = "input.yaml", file_type: str | None = None) -> list[str]:

@@ -1,4 +1,4 @@
-"""Build compute-config objects from YAML text for the compute tests."""
+"""Build compute-config objects from YAML text for the compute tests (helpers, no tests)."""
 
 from __future__ import annotations
 

@@ -131,8 +131,13 @@ def _legacy_models(BaseModel, strict, Field) -> type:
     return LegacyComputeConfig
 
 
+CURRENT_MARKERS = frozenset({"head_node", "worker_nodes", "zones", "advanced_instance_config"})
+
+
 def is_legacy(config: dict) -> bool:
-    return bool(LEGACY_MARKERS & config.keys())
+    """Legacy spelling only when nothing current is there: a mix is judged as current, so the
+    legacy keys get their new names suggested."""
+    return bool(LEGACY_MARKERS & config.keys()) and not CURRENT_MARKERS & config.keys()
 
 
 def validate_compute_config(config: Any) -> list[tuple[tuple, str]]:

@@ -146,18 +146,18 @@ def label_values_strings(obj: KObject, ctx: RuleContext):
 @rule("KQ805")
 def max_below_min(obj: KObject, ctx: RuleContext):
     root, prefix = _root(obj)
-    legacy = "worker_node_types" in root
-    key, low, high = ("worker_node_types", "min_workers", "max_workers") if legacy else (
-        "worker_nodes", "min_nodes", "max_nodes")
-    for index, node in enumerate(root.get(key) if isinstance(root.get(key), list) else []):
-        if not isinstance(node, dict) or not _is_count(node.get(low)):
-            continue
-        maximum = node.get(high, None if legacy else 10)
-        if _is_count(maximum) and maximum < node[low]:
-            where = high if high in node else low
-            yield Violation(path=prefix + (key, index, where), at_value=True, args={"detail": (
-                f"{high} ({maximum}{'' if high in node else ', the default'}) is below "
-                f"{low} ({node[low]}); Anyscale rejects the config")})
+    for key, low, high, default in (("worker_nodes", "min_nodes", "max_nodes", 10),
+                                    ("worker_node_types", "min_workers", "max_workers", None)):
+        groups = root.get(key)
+        for index, node in enumerate(groups if isinstance(groups, list) else []):
+            if not isinstance(node, dict) or not _is_count(node.get(low)):
+                continue
+            maximum = node.get(high, default)
+            if _is_count(maximum) and maximum < node[low]:
+                where = high if high in node else low
+                yield Violation(path=prefix + (key, index, where), at_value=True, args={"detail": (
+                    f"{high} ({maximum}{'' if high in node else ', the default'}) is below "
+                    f"{low} ({node[low]}); Anyscale rejects the config")})
 
 
 def _is_count(value) -> bool:
