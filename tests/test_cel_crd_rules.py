@@ -78,17 +78,19 @@ def test_every_rule_compiles(engine):
 
 
 # Hand-made objects with the answer the API server gives, per kueue-validation.md §2.2.
+TOPOLOGY_NEEDS_LABELS = "!has(self.topologyName) || self.nodeLabels.size() >= 1"
+UNIQUE = "size(self.filter(i, size(self.filter(j, j == i)) > 1)) == 0"
 RULE_CASES = [
-    ("!has(self.topologyName) || self.nodeLabels.size() >= 1", {"topologyName": "t", "nodeLabels": {"a": "b"}}, True),
-    ("!has(self.topologyName) || self.nodeLabels.size() >= 1", {"topologyName": "t"}, "error"),
-    ("!has(self.topologyName) || self.nodeLabels.size() >= 1", {}, True),
+    (TOPOLOGY_NEEDS_LABELS, {"topologyName": "t", "nodeLabels": {"a": "b"}}, True),
+    (TOPOLOGY_NEEDS_LABELS, {"topologyName": "t"}, "error"),  # the API server rejects it too
+    (TOPOLOGY_NEEDS_LABELS, {}, True),
     (
         "self.flavors.all(x, size(x.resources) == size(self.coveredResources))",
         {"coveredResources": ["cpu", "memory"], "flavors": [{"resources": [{}, {}]}, {"resources": [{}]}]},
         False,
     ),
-    ("size(self.filter(i, size(self.filter(j, j == i)) > 1)) == 0", [{"nodeLabel": "a"}, {"nodeLabel": "a"}], False),
-    ("size(self.filter(i, size(self.filter(j, j == i)) > 1)) == 0", [{"nodeLabel": "a"}, {"nodeLabel": "b"}], True),
+    (UNIQUE, [{"nodeLabel": "a"}, {"nodeLabel": "a"}], False),
+    (UNIQUE, [{"nodeLabel": "a"}, {"nodeLabel": "b"}], True),
     (
         "[has(self.kubeConfig),has(self.clusterProfileRef)].filter(x,x==true).size() == 1",
         {"kubeConfig": {}, "clusterProfileRef": {}},

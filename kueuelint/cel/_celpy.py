@@ -78,8 +78,10 @@ def _compile_error(err: celpy.CELParseError) -> CelCompileError:
     cause = err.__context__
     token = getattr(cause, "token", None)
     char = getattr(cause, "char", None)
-    if token is not None:
-        message = f"Syntax error: unexpected {token.value!r}" if token.value else "Syntax error: unexpected end"
+    if token is not None and token.value:
+        message = f"Syntax error: unexpected {token.value!r}"
+    elif token is not None:
+        message = "Syntax error: unexpected end of expression"
     elif char is not None:
         message = f"Syntax error: unexpected character {char!r}"
     else:

@@ -17,7 +17,6 @@ import atexit
 import hashlib
 import os
 import struct
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -146,6 +145,8 @@ def decode(data: bytes, header: bytes) -> dict[bytes, bytes]:
 
 
 def _write_atomically(path: Path, data: bytes) -> None:
+    import tempfile  # ~15 ms; only runs that compiled something new get here
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:

@@ -33,17 +33,21 @@ function                                    cel-expr-python  cel-python
 ==========================================  ===============  ==========
 has, all, exists, exists_one, map, filter   yes              yes
 3-argument ``map(x, pred, expr)``           yes              NO (error)
+``has()`` on a missing parent field         error (spec)     false
 ``size``, ``in``, ``?:``, ``matches``       yes              yes
 startsWith, endsWith, contains              yes              yes
-int/double mixed comparison on data         yes              NO (error)
+int/double comparison on data values        yes              NO (error)
+``1 == 1.0`` written as literals            compile error    NO (error)
+timestamp, duration and their getters       yes              yes
 strings ext: charAt, indexOf, lastIndexOf,  yes (native)     yes (this
 lowerAscii, upperAscii, replace, split,                      module)
 substring, trim, join
-``format``, ``strings.quote``, reverse      yes (native)     NO
-math ext ``math.*``, encoders ``base64.*``  yes (native)     NO
+strings ext: format, strings.quote,         yes (native)     NO
+reverse
+math ext ``math.*``, ``base64.*``           yes (native)     NO
 ``cel.bind``                                yes (native)     NO
-optional syntax ``?.``, ``[?]``, optional.  yes (native)     NO (parse)
-two-variable ``all(k, v, ...)``             NO               NO
+optional syntax ``?.``, ``[?]``,            yes (native)     NO (parse
+``optional.*``, ``orValue``                                  error)
 quantity, isQuantity, and the quantity      yes              yes
 methods isLessThan, isGreaterThan,
 compareTo, add, sub, asInteger,
@@ -56,20 +60,26 @@ getHostname, getPort, getEscapedPath,
 getQuery
 sets.contains, sets.equivalent,             yes              NO (no dotted
 sets.intersects                                              names)
-Kubernetes authz, ip, cidr, semver, format  NO               NO
-``now``-style time variables                NO               NO
+two-variable ``all(k, v, ...)``             NO               NO
+lists ext: distinct, flatten, sort,         NO               NO
+slice, lists.range
+Kubernetes ip, cidr, semver, authz,         NO               NO
+``format.*`` named formats
 ==========================================  ===============  ==========
+
+Typing: cel-expr-python type-checks every rule (variables are DYN), so
+undeclared names, misspelt functions and wrong operand types are compile
+errors with line:column. cel-python has no checker: the same mistakes are
+evaluation errors, and only on the branch that runs.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation, localcontext
 from functools import lru_cache
-from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from typing import Any, NamedTuple
 
 QUANTITY_KEY = "__quantity__"
 URL_KEY = "__url__"
@@ -80,8 +90,7 @@ class LibraryError(ValueError):
     """A CEL evaluation error raised by a library function."""
 
 
-@dataclass(frozen=True)
-class FunctionSpec:
+class FunctionSpec(NamedTuple):
     """One overload. For a member function the first param is the receiver.
 
     Kinds: bool, int, double, string, list, map, dyn, quantity, url.
@@ -283,9 +292,15 @@ def parse_quantity(text: str) -> Decimal:
         raise LibraryError(f"invalid quantity {text!r}") from err
 
 
+def _exact():
+    # The default 28 digits would round nano-units of exa-sized values.
+    return localcontext(prec=200)
+
+
 def _make_quantity(value: Decimal) -> dict[str, str]:
     # Canonical text makes map equality mean numeric equality.
-    canonical = "0" if value.is_zero() else format(value.normalize(), "f")
+    with _exact():
+        canonical = "0" if value.is_zero() else format(value.normalize(), "f")
     return {QUANTITY_KEY: canonical}
 
 
@@ -328,11 +343,13 @@ def quantity_is_greater_than(left: Any, right: Any) -> bool:
 
 
 def quantity_add(left: Any, right: Any) -> dict[str, str]:
-    return _make_quantity(_amount(left) + _amount(right))
+    with _exact():
+        return _make_quantity(_amount(left) + _amount(right))
 
 
 def quantity_sub(left: Any, right: Any) -> dict[str, str]:
-    return _make_quantity(_amount(left) - _amount(right))
+    with _exact():
+        return _make_quantity(_amount(left) - _amount(right))
 
 
 def quantity_is_integer(value: Any) -> bool:
@@ -357,6 +374,8 @@ def quantity_sign(value: Any) -> int:
 
 # --- url --------------------------------------------------------------------
 
+# urllib.parse is imported inside the URL functions: it costs ~10 ms at start-up
+# and most runs never call them.
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 
@@ -366,6 +385,8 @@ def is_url(text: str) -> bool:
         return False
     if not (text.startswith("/") or _SCHEME.match(text)):
         return False
+    from urllib.parse import urlsplit
+
     try:
         urlsplit(text).port  # noqa: B018 - raises on a malformed port
     except ValueError:
@@ -380,6 +401,8 @@ def url(text: str) -> dict[str, str]:
 
 
 def _split(value: Any):
+    from urllib.parse import urlsplit
+
     if kind_of(value) != "url":
         raise LibraryError("expected a URL")
     return urlsplit(value[URL_KEY])
@@ -411,6 +434,8 @@ def url_escaped_path(value: Any) -> str:
 
 
 def url_query(value: Any) -> dict[str, list[str]]:
+    from urllib.parse import parse_qs
+
     return parse_qs(_split(value).query, keep_blank_values=True)
 
 
