@@ -56,3 +56,14 @@ def test_forced_type_wins(forced, key):
 ])
 def test_other_yaml_is_not_claimed(text):
     assert all(not key.startswith(("anyscale", "skypilot")) for key in kinds(text))
+
+
+def test_forced_manifest_type_turns_detection_off():
+    assert kinds("head_node: {instance_type: a}\n", file_type="manifest") == []
+
+
+def test_cli_type_option(cli, tmp_path):
+    task = tmp_path / "job.yaml"
+    task.write_text("resources:\n  cpu: 2\n")
+    result = cli("check", "--type", "skypilot-task", str(task))
+    assert "KQ850" in result.stdout and "did you mean 'cpus'" in result.stdout

@@ -66,6 +66,8 @@ def detect_shape(doc) -> str | None:
     forced = getattr(doc.source, "file_type", None)
     if forced in FORCED_TYPES:
         return FORCED_TYPES[forced]
+    if forced == "manifest":   # the user said: plain Kubernetes objects only
+        return None
     by_name = _by_file_name(getattr(doc.source, "path", "") or "", data)
     return by_name or _by_keys(data)
 

@@ -51,11 +51,7 @@ def models() -> dict[str, type]:
             "LegacyComputeConfig": _legacy_models(BaseModel, strict, Field)}
 
 
-def _node_models(BaseModel, strict, Field) -> tuple[type, type]:
-    from pydantic import StrictStr
-
-    Labels = dict[str, StrictStr]
-
+def _part_models(BaseModel, strict) -> tuple[type, type]:
     class RequiredResources(BaseModel):
         model_config = strict
         CPU: Any = None
@@ -72,6 +68,15 @@ def _node_models(BaseModel, strict, Field) -> tuple[type, type]:
         region: str | None = None
         machine_pool: str | None = None
         id: str | None = None
+
+    return RequiredResources, CloudDeployment
+
+
+def _node_models(BaseModel, strict, Field) -> tuple[type, type]:
+    from pydantic import StrictStr
+
+    Labels = dict[str, StrictStr]  # Anyscale refuses non-string label values
+    RequiredResources, CloudDeployment = _part_models(BaseModel, strict)
 
     class HeadNode(BaseModel):
         model_config = strict
