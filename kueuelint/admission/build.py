@@ -136,6 +136,8 @@ def build_state(inventory, ignore_undeclared: bool = False, fair_sharing: bool =
         tree.add_cohort(obj.name, obj.spec.get("parentName"), quotas, _weight(weight))
     queues = {}
     for obj in inventory.kueue_of_kind("ClusterQueue"):
+        if obj.name in queues:
+            continue    # a duplicate: the first definition wins, as in the inventory
         cq, quotas = parse_cluster_queue(obj, warnings)
         cq.inactive = inactive_reason(obj, cq, flavors, checks)
         queues[cq.name] = cq
