@@ -21,6 +21,13 @@ class PodSet:
     requests: dict[str, int] = field(default_factory=dict)
     # Where each resource was requested (resource -> field path), for pointing findings at it.
     request_paths: dict[str, tuple] = field(default_factory=dict)
+    # Where the PodSpec sits in the object: usually template_path + ("spec",), but some kinds
+    # inline the PodSpec (InferenceService components, Tekton task specs).
+    spec_path: tuple = ()
+    # Where each amount came from: "requests", "limits", "limit-range:<name>", "pod-resources",
+    # "overhead", "runtime-class:<name>", or "default:<what>" for containers Kueue or the
+    # operator adds (Ray autoscaler, RayJob submitter, Spark driver/executor sizing).
+    request_origins: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -35,6 +42,10 @@ class Workload:
     priority_class: str | None = None
     per_pod: bool = False                    # Deployment-style: every pod is its own Workload
     group_name: str | None = None            # plain-pod groups
+    group_total_count: int | None = None     # plain-pod groups: pods the whole group expects
+    # Identical copies Kueue creates (per_pod kinds: one per pod, e.g. Deployment replicas).
+    replicas: int = 1
+    kind: str = ""                           # group/Kind of the object it was derived from
     problems: list[tuple[tuple, str]] = field(default_factory=list)  # (path, message), e.g. bad quantities
 
     def total_requests(self) -> dict[str, int]:
