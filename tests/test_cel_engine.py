@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from kueuelint.cel import CelCompileError, available_engines, engine as engine_module, get_engine
+from kueuelint.cel import CelCompileError, available_engines, get_engine
+from kueuelint.cel import engine as engine_module
 
 
 def test_available_engines_lists_installed_ones():

@@ -18,6 +18,9 @@ reserved key:
   ``quantity(a) < quantity(b)`` at compile time, as Kubernetes does.
 * ``url(s)`` -> ``{"__url__": "<the string>"}``.
 
+Quantity text is parsed by ``kueuelint.accounting.quantity``, the same parser
+the quota checks use, so CEL rules and built-in checks agree on every value.
+
 Errors raised here are ``LibraryError``, a ``ValueError``: cel-python only turns
 ``ValueError`` into a CEL error value (which ``||`` and ``&&`` can absorb), and
 cel-expr-python turns any exception into an ERROR value.
@@ -177,7 +180,7 @@ def _check_int64(value: int) -> int:
 
 def list_is_sorted(values: list) -> bool:
     _order_kind(values)
-    return all(a <= b for a, b in zip(values, values[1:]))
+    return all(a <= b for a, b in zip(values, values[1:], strict=False))
 
 
 def list_sum(values: list) -> int | float:
@@ -250,46 +253,14 @@ def regex_find_all(text: str, pattern: str, limit: int = -1) -> list[str]:
 
 # --- quantity ---------------------------------------------------------------
 
-_QUANTITY = re.compile(r"([+-]?)(\d+\.?\d*|\.\d+)([eE][+-]?\d+|[KMGTPE]i|[numkMGTPE]?)")
-_DECIMAL_SUFFIX = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
-_BINARY_SUFFIX = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
-
-
-def _parse_quantity_fallback(text: Any) -> Decimal:
-    """Kubernetes quantity syntax, used only while kueuelint.accounting.quantity is absent."""
-    match = _QUANTITY.fullmatch(text) if isinstance(text, str) else None
-    if not match:
-        raise ValueError(f"invalid quantity {text!r}")
-    sign, number, suffix = match.groups()
-    value = Decimal(sign + number)
-    if suffix in _BINARY_SUFFIX:
-        return value * (2 ** _BINARY_SUFFIX[suffix])
-    if suffix in _DECIMAL_SUFFIX:
-        return value.scaleb(_DECIMAL_SUFFIX[suffix])
-    return value.scaleb(int(suffix[1:]))
-
-
-_quantity_parser: Callable[[Any], Decimal] | None = None
-
-
-def _parser() -> Callable[[Any], Decimal]:
-    # Imported on first use: the accounting package is optional at start-up and
-    # owned elsewhere; the lookup is cached so the fallback costs one failed import.
-    global _quantity_parser
-    if _quantity_parser is None:
-        try:
-            from kueuelint.accounting.quantity import parse_quantity
-        except ImportError:
-            parse_quantity = _parse_quantity_fallback
-        _quantity_parser = parse_quantity
-    return _quantity_parser
-
-
 def parse_quantity(text: str) -> Decimal:
+    # Imported on first use: few rules call quantity(), and start-up time matters.
+    from kueuelint.accounting.quantity import parse_quantity as parse
+
     try:
-        return _parser()(text)
+        return parse(text)
     except (ValueError, ArithmeticError) as err:
-        raise LibraryError(f"invalid quantity {text!r}") from err
+        raise LibraryError(str(err)) from err
 
 
 def _exact():
