@@ -316,3 +316,20 @@ def test_configuration_problems_are_collected():
     assert config.exclude_prefixes == ("ok",)
     assert config.transformations["a"].strategy == "Retain"
     assert config.transformations["a"].outputs == {}
+
+
+def test_negative_amounts_are_reported_and_skipped():
+    spec = {"containers": [container("app", {"cpu": "-1", "memory": "1Gi"})], "overhead": {"memory": "-1"}}
+    result = pod_requests(spec)
+    assert result.requests == {"memory": Decimal(2**30)}
+    assert [path for path, _ in result.problems] == [("containers", 0, "resources", "requests", "cpu"),
+                                                     ("overhead", "memory")]
+    assert result.problems[0][1].startswith("invalid quantity '-1' for cpu")
+
+
+def test_fractional_extended_resources_are_reported_but_counted():
+    spec = {"containers": [container("app", {}, {"nvidia.com/gpu": "0.5", "hugepages-2Mi": "1.5"})]}
+    result = pod_requests(spec)
+    assert result.requests["nvidia.com/gpu"] == Decimal("0.5")
+    assert [path for path, _ in result.problems] == [("containers", 0, "resources", "limits", "nvidia.com/gpu")]
+    assert "whole number" in result.problems[0][1]

@@ -149,6 +149,21 @@ def is_byte_resource(resource: str) -> bool:
     return resource in _BYTE_RESOURCES or resource.startswith("hugepages-")
 
 
+def is_extended_resource(resource: str) -> bool:
+    """Kubernetes' extended resources (e.g. ``nvidia.com/gpu``): domain-prefixed names outside
+    ``kubernetes.io/``; the API server wants them in whole units."""
+    return "/" in resource and "kubernetes.io/" not in resource and not resource.startswith("requests.")
+
+
+def pod_value_problem(resource: str, quantity: Decimal) -> str | None:
+    """Why the API server refuses ``quantity`` in a pod's requests, limits or overhead."""
+    if quantity < 0:
+        return "must be greater than or equal to 0"
+    if is_extended_resource(resource) and quantity != quantity.to_integral_value():
+        return "an extended resource must be a whole number"
+    return None
+
+
 def format_quantity(resource: str, units: int) -> str:
     """Kubernetes' canonical text for an amount given in Kueue units (``1Gi``, ``500m``, ``2``)."""
     if resource == "cpu":

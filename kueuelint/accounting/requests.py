@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from kueuelint.accounting.quantity import exact_arithmetic, safe_parse, to_kueue_units
+from kueuelint.accounting.quantity import exact_arithmetic, pod_value_problem, safe_parse, to_kueue_units
 
 PODS_RESOURCE = "pods"
 POD_LEVEL_RESOURCES = ("cpu", "memory")   # plus hugepages-*; Kubernetes allows nothing else
@@ -156,7 +156,7 @@ def _drop_pods_resource(requests: ResourceList, sources: dict, result: PodReques
                                       "pods from the pod set size"))
 
 
-def _resource_list(node: object, path: tuple, result: PodRequests) -> ResourceList:
+def _resource_list(node: object, path: tuple, result: PodRequests, pod: bool = True) -> ResourceList:
     if node is None:
         return {}
     if not isinstance(node, dict):
@@ -169,6 +169,10 @@ def _resource_list(node: object, path: tuple, result: PodRequests) -> ResourceLi
             result.problems.append((path, f"resource name {name!r} is not a string"))
         elif error is not None:
             result.problems.append((path + (name,), error))
+        elif pod and (reason := pod_value_problem(name, amount)):   # the API server rejects it
+            result.problems.append((path + (name,), f"invalid quantity {value!r} for {name}: {reason}"))
+            if amount >= 0:   # a fractional extended resource still counts (Kueue rounds up)
+                amounts[name] = amount
         else:
             amounts[name] = amount
     return amounts
@@ -435,7 +439,7 @@ def _transformation(item: object, path: tuple, problems: list[Problem]) -> Trans
         problems.append((path + ("strategy",), f"strategy must be Retain or Replace, not {strategy!r}"))
         strategy = STRATEGY_RETAIN
     collected = PodRequests()
-    outputs = _resource_list(item.get("outputs"), path + ("outputs",), collected)
+    outputs = _resource_list(item.get("outputs"), path + ("outputs",), collected, pod=False)
     problems.extend(collected.problems)
     multiply_by = item.get("multiplyBy")
     return Transformation(item["input"], strategy, outputs,
