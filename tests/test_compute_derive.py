@@ -49,7 +49,7 @@ def test_anyscale_request_paths_point_at_the_source():
     obj, inventory = load_one(GANG)
     main = derive_compute_config_workloads(obj, inventory)[0]
     custom = main.pod_sets[2]
-    assert custom.request_paths["cpu"] == ("worker_nodes", 1, "required_resources")
+    assert custom.request_paths["cpu"] == ("worker_nodes", 1, "required_resources", "CPU")
     assert custom.request_paths["vpc.amazonaws.com/efa"][-2:] == ("limits", "vpc.amazonaws.com/efa")
 
 
@@ -67,6 +67,9 @@ def test_instance_type_table_from_operator_configmap_and_names():
         """)
     main = derive_compute_config_workloads(config[0], inventory_of(config, table))[0]
     assert main.pod_sets[0].requests == {"cpu": 32000, "memory": 128 * 2**30, "example.com/fpga": 1}
+    assert main.pod_sets[1].requests == {}   # the operator's table is authoritative
+    alone = load("worker_nodes:\n  - {name: w, instance_type: 16CPU-64GB-2xA10G, min_nodes: 1}\n")
+    main = derive_compute_config_workloads(alone[0], inventory_of(alone))[0]
     assert main.pod_sets[1].requests == {"cpu": 16000, "memory": 64 * 2**30, "nvidia.com/gpu": 2}
 
 

@@ -138,17 +138,32 @@ _NOT_POD_RESOURCES = ("accelerators", "accelerator", "cpu_architecture", "tpu_ho
 INSTANCE_TYPES_CONFIGMAP = "instance-types"
 
 
-def instance_type_table(inventory) -> dict[str, dict]:
-    """Pod shapes by instance-type name: chart defaults, the operator's ConfigMap, user table."""
-    table = dict(CHART_INSTANCE_TYPES)
+class InstanceTypes(dict):
+    """Pod shapes by instance-type name; ``authoritative`` when read from the operator itself
+    (then a name missing from it is an error, not a guess)."""
+
+    authoritative = False
+
+
+def instance_type_table(inventory) -> InstanceTypes:
+    """The operator's ConfigMap (or a user table) when the run has one, else the chart defaults."""
+    table = InstanceTypes()
     for config_map in inventory.of_kind("ConfigMap") if inventory is not None else ():
-        if config_map.name == INSTANCE_TYPES_CONFIGMAP or config_map.labels.get(
-                "anyscale.com/name") == INSTANCE_TYPES_CONFIGMAP:
+        if _is_instance_types_map(config_map):
             table.update(_table_from_text(config_map.get("data", "instance_types.yaml")))
+            table.authoritative = True
     user = getattr(inventory, "anyscale_instance_types", None)
     if isinstance(user, dict):
         table.update(instance_types_from_values(user))
+        table.authoritative = True
+    if not table.authoritative:
+        table.update(CHART_INSTANCE_TYPES)
     return table
+
+
+def _is_instance_types_map(config_map) -> bool:
+    return (config_map.name == INSTANCE_TYPES_CONFIGMAP
+            or config_map.labels.get("anyscale.com/name") == INSTANCE_TYPES_CONFIGMAP)
 
 
 def instance_types_from_values(values: dict) -> dict[str, dict]:
@@ -198,9 +213,11 @@ def anyscale_pod_requests(group, table) -> tuple[dict, dict, list]:
         problems.append((group.path + ("instance_type",), f"instance type "
                          f"{group.node.get('instance_type')!r} is not in the instance-type table; "
                          "its pod requests are unknown"))
+    per_key = shape_path[-1:] == ("required_resources",)   # else all point at instance_type
     for key, value in (shape or {}).items():
         if key not in _NOT_POD_RESOURCES and not str(key).startswith("anyscale/"):
-            _put(raw, paths, problems, ANYSCALE_RESOURCE_NAMES.get(key, key), value, shape_path)
+            _put(raw, paths, problems, ANYSCALE_RESOURCE_NAMES.get(key, key), value,
+                 shape_path + (key,) if per_key else shape_path)
     for patch_path, patch in group.patches:
         for index, container in _ray_containers(patch):
             _apply_container(raw, paths, problems, container,
@@ -215,7 +232,9 @@ def _group_shape(group, table) -> tuple[dict | None, tuple]:
     instance_type = group.node.get("instance_type")
     if not isinstance(instance_type, str):
         return None, group.path
-    shape = table.get(instance_type) or _shape_from_name(instance_type)
+    shape = table.get(instance_type)
+    if shape is None and not getattr(table, "authoritative", False):
+        shape = _shape_from_name(instance_type)
     return shape, group.path + ("instance_type",)
 
 

@@ -83,3 +83,28 @@ def non_string_label_values(pod_patch: dict, prefix: tuple) -> list[tuple[tuple,
                               f"{field[:-1]} {key!r} has the {type(value).__name__} value "
                               f"{value!r}; Kubernetes wants a string, so quote it"))
     return found
+
+
+def pod_framework_violation(inventory, setting_path: tuple, queue: str, tool: str) -> Violation | None:
+    """A finding when a Kueue Configuration is in the run and the ``pod`` framework is off."""
+    frameworks = kueue_frameworks(inventory)
+    if frameworks is None or "pod" in frameworks:
+        return None
+    return Violation(path=setting_path, args={"detail": (
+        f"{tool} submits plain pods (queue {queue!r}), but the Kueue Configuration enables "
+        f"only {', '.join(frameworks) or 'the default frameworks'}; add \"pod\" to "
+        "integrations.frameworks or Kueue ignores these pods")})
+
+
+def missing_queue_violation(inventory, queue: str, namespace: str | None, path: tuple) -> Violation | None:
+    """A finding when the run shows LocalQueues but none named ``queue`` (in ``namespace``)."""
+    if not inventory.has_kind("kueue.x-k8s.io/LocalQueue"):
+        return None
+    names = [lq for lq in inventory.kueue_of_kind("LocalQueue") if lq.name == queue]
+    if any(namespace is None or lq.namespace == namespace for lq in names):
+        return None
+    where = f" in namespace {namespace!r}" if namespace else ""
+    elsewhere = sorted({lq.namespace for lq in names if lq.namespace})
+    hint = f" (there is one in {', '.join(elsewhere)})" if elsewhere else ""
+    return Violation(path=path, args={"detail": (
+        f"LocalQueue {queue!r} does not exist{where}{hint}; the pods would stay pending")})

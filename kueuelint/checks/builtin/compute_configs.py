@@ -190,3 +190,37 @@ def resources_covered(obj: KObject, ctx: RuleContext):
     if workloads is None:
         workloads = obj.cache["compute-workloads"] = derive_compute_config_workloads(obj, ctx.inventory)
     yield from common.coverage_violations(obj, workloads, ctx.inventory)
+
+
+@rule("KQ808")
+def pod_framework_enabled(obj: KObject, ctx: RuleContext):
+    queued = next((group for group in _groups(obj) if group.queue), None)
+    if queued is not None:
+        found = common.pod_framework_violation(ctx.inventory, queued.queue_path, queued.queue,
+                                               "The Anyscale operator")
+        yield from [found] if found else []
+
+
+@rule("KQ809")
+def pod_shape_unknown(obj: KObject, ctx: RuleContext):
+    """Quantities that do not parse, and instance types the operator's table lacks."""
+    if not uses_kueue(obj, ctx):
+        return
+    from kueuelint.derive.compute_configs import anyscale_pod_requests, instance_type_table
+
+    table = instance_type_table(ctx.inventory)
+    for group in _groups(obj):
+        for path, message in anyscale_pod_requests(group, table)[2]:
+            if table.authoritative or "instance-type table" not in message:
+                yield Violation(path=path, at_value=True, args={"detail": message})
+
+
+@rule("KQ810")
+def queue_exists(obj: KObject, ctx: RuleContext):
+    seen = set()
+    for group in _groups(obj):
+        if group.queue and group.queue_path not in seen:
+            seen.add(group.queue_path)
+            found = common.missing_queue_violation(ctx.inventory, group.queue,
+                                                   ctx.options.get("namespace"), group.queue_path)
+            yield from [found] if found else []

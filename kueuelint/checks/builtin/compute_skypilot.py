@@ -50,6 +50,11 @@ def skypilot_schema(obj: KObject, ctx: RuleContext):
     validate = sky.validate_sky_config if obj.key == CONFIG else sky.validate_sky_task
     for path, message in validate(obj.data):
         yield Violation(path=path, args={"detail": message})
+    if obj.key == TASK:
+        from kueuelint.derive.compute_configs import sky_task_requests
+
+        for path, message in sky_task_requests(obj)[2]:
+            yield Violation(path=path, at_value=True, args={"detail": message})
     for scope in own_scopes(obj):
         pod_config = scope.section.get("pod_config")
         if isinstance(pod_config, dict):
@@ -123,15 +128,11 @@ def _config_timeouts(obj: KObject, minimum: int):
 
 @rule("KQ853")
 def pod_framework_enabled(obj: KObject, ctx: RuleContext):
-    frameworks = common.kueue_frameworks(ctx.inventory)
-    if frameworks is None or "pod" in frameworks:
-        return
     settings = own_queue_settings(obj)
     if settings:
-        yield Violation(path=settings[0].path, args={"detail": (
-            f"SkyPilot submits plain pods (queue {settings[0].name!r}), but the Kueue "
-            f"Configuration enables only {', '.join(frameworks) or 'the default frameworks'}; "
-            "add \"pod\" to integrations.frameworks or Kueue ignores these pods")})
+        found = common.pod_framework_violation(ctx.inventory, settings[0].path, settings[0].name,
+                                               "SkyPilot")
+        yield from [found] if found else []
 
 
 @rule("KQ854")
@@ -157,3 +158,17 @@ def resources_covered(obj: KObject, ctx: RuleContext):
 
     workloads = derive_compute_config_workloads(obj, ctx.inventory)
     yield from common.coverage_violations(obj, workloads, ctx.inventory)
+
+
+@rule("KQ856")
+def queue_exists(obj: KObject, ctx: RuleContext):
+    """Config files name queues for many namespaces; only tasks know theirs."""
+    if obj.key != TASK:
+        return
+    settings = _effective(obj, ctx)
+    queue = settings.queue_option or settings.queue_label
+    if queue is None:
+        return
+    path = queue.path if queue.obj is obj else ()
+    found = common.missing_queue_violation(ctx.inventory, queue.name, settings.namespace, path)
+    yield from [found] if found else []
