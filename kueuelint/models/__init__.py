@@ -10,6 +10,6 @@ from __future__ import annotations
 
 def model_for(group: str, version: str, kind: str):
     """The model class for an object, or None when kueuelint has no built-in model for it."""
-    from kueuelint.models.registry import MODELS
+    from kueuelint.models.registry import model_for as build
 
-    return MODELS.get((group, version, kind))
+    return build(group, version, kind)

@@ -23,7 +23,7 @@ class KModel(BaseModel):
     """Strict like the API server's decoder: no coercion, no unknown fields, camelCase keys."""
 
     model_config = ConfigDict(extra="forbid", strict=True, alias_generator=to_camel,
-                              populate_by_name=False, frozen=False)
+                              populate_by_name=False, defer_build=True)
 
 
 def _text(pattern: str | None = None, max_length: int | None = None, min_length: int = 0):

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any, Iterator
@@ -46,6 +47,7 @@ def _format(validator, fmt, instance, schema) -> Iterator:
         yield ValidationError(f"{instance!r} is not an RFC 3339 date-time")
 
 
+@functools.cache
 def _validator_class():
     from jsonschema import Draft4Validator, validators
 
