@@ -26,6 +26,9 @@ class Violation:
     severity: Severity | None = None # override, e.g. escalate a warning to an error
     fix: str | None = None
     obj: KObject | None = None       # report on another object than the one being checked
+    # Findings this one stands for: ((code, path), ...) of other rules on the same object, e.g. a
+    # semantic rule that explains a schema error better. One mistake, one finding.
+    replaces: tuple = ()
 
 
 @dataclass

@@ -86,6 +86,7 @@ class Checker:
     def _check_object(self, state: FileState, obj: KObject, ctx: RuleContext) -> None:
         applicable = self._applicable(obj.key)
         activation = None
+        results = []
         for rule in applicable:
             try:
                 if rule.implementation == "python":
@@ -97,7 +98,14 @@ class Checker:
             except Exception as exc:  # a broken rule must not stop the others
                 self._report_rule_error(state, rule, obj, exc)
                 continue
+            results.append((rule, violations))
+        replaced = {(code, tuple(path)) for _, violations in results for v in violations
+                    for code, path in getattr(v, "replaces", ())}
+        for rule, violations in results:
             for violation in violations:
+                if replaced and violation.obj is None and \
+                        (rule.meta.code, tuple(violation.path)) in replaced:
+                    continue  # another rule reports the same mistake with a better message
                 self._report_violation(state, rule, obj, violation)
 
     def _applicable(self, kind_key: str) -> list[RuleDef]:
