@@ -13,10 +13,13 @@ DNS_LABEL_RE = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 QUALIFIED_NAME_RE = (r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
                      r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$")
 KIND_RE = r"(?i)^[a-z]([-a-z0-9]*[a-z0-9])?$"
+# Go's time.ParseDuration syntax ("90s", "1h30m", "0"), the only form metav1.Duration accepts.
+DURATION_RE = r"^([-+]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h))+|0)$"
 PATTERN_NAMES = {DNS_SUBDOMAIN_RE: "DNS-1123 subdomain (lowercase letters, digits, '-' and '.')",
                  DNS_LABEL_RE: "DNS-1123 label (lowercase letters, digits and '-')",
                  QUALIFIED_NAME_RE: "qualified name (optional DNS prefix and '/', then a name)",
-                 KIND_RE: "kind name"}
+                 KIND_RE: "kind name",
+                 DURATION_RE: "duration (Go syntax, e.g. 30s, 5m, 1h30m)"}
 
 
 class KModel(BaseModel):
@@ -45,7 +48,9 @@ def _quantity(value: Any) -> Any:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     if not isinstance(value, str):
-        raise ValueError(f"must be an integer or a quantity string, not {type(value).__name__}")
+        kind = {bool: "boolean", float: "number", list: "array", dict: "object"}.get(
+            type(value), type(value).__name__)
+        raise ValueError(f"must be an integer or a quantity string, not {kind}")
     if not _is_quantity(value):
         raise ValueError(f"{value!r} is not a valid quantity (e.g. 500m, 2, 16Gi)")
     return value

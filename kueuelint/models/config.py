@@ -11,10 +11,9 @@ from typing import Annotated, Any, Literal, Optional
 
 from pydantic import Field, model_validator
 
-from kueuelint.models.common import Int32, KModel, LabelSelector, Quantity
+from kueuelint.models.common import DURATION_RE, Int32, KModel, LabelSelector, Quantity
 
-# Go's time.ParseDuration syntax ("90s", "1h30m", "0"), the only form metav1.Duration accepts.
-Duration = Annotated[str, Field(pattern=r"^([-+]?((\d+(\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h))+|0)$")]
+Duration = Annotated[str, Field(pattern=DURATION_RE)]
 FRAMEWORKS = ("batch/job", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/rayservice",
               "ray.io/raycluster", "jobset.x-k8s.io/jobset", "kubeflow.org/paddlejob",
               "kubeflow.org/pytorchjob", "kubeflow.org/tfjob", "kubeflow.org/xgboostjob",

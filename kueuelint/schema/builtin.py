@@ -3,11 +3,13 @@ with the field path of the offending key or value and an API-server-like message
 
 from __future__ import annotations
 
+import re
 import types
 import typing
 from typing import Any
 
-from kueuelint.schema.issues import BUILTIN, SchemaIssue, dotted, unknown_field_message
+from kueuelint.schema.issues import (BUILTIN, SchemaIssue, dotted, unknown_field_message,
+                                     unsupported_value_message)
 
 _UNIONS = (typing.Union, types.UnionType)
 _TYPE_NAMES = {"int_type": "integer", "int_from_float": "integer", "string_type": "string",
@@ -86,7 +88,7 @@ def _is_tag(step: str) -> bool:
 def _message(error: dict) -> str:
     kind, ctx, value = error["type"], error.get("ctx") or {}, error.get("input")
     if kind == "literal_error":
-        return f"unsupported value {value!r}; supported values: {ctx.get('expected')}"
+        return unsupported_value_message(value, re.findall(r"'([^']*)'", ctx.get("expected", "")))
     if kind == "string_pattern_mismatch":
         from kueuelint.models.common import PATTERN_NAMES
 

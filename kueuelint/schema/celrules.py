@@ -114,6 +114,11 @@ class RuleRunner:
         outcome, error = self.programs.evaluate(program, bindings)
         if outcome is True:
             return
+        if error is not None and engine_limitation(error):
+            yield SchemaIssue(CEL_UNSUPPORTED, path, f"{dotted(path)}: the CEL rule "
+                              f"{site.rule!r} cannot be evaluated offline ({error}); the object "
+                              "was not checked against it", self.judge)
+            return
         target = path + _field_path(site.field_path)
         detail = self._message(site, bindings) if error is None else \
             f"{site.message or 'rule'} (evaluation error: {error})"
@@ -129,6 +134,20 @@ class RuleRunner:
                 if error is None and isinstance(text, str) and text.strip():
                     return text
         return site.message or f"failed rule: {site.rule}"
+
+
+_LIMITATIONS = re.compile(r"undeclared reference|unknown function|no (such|matching) overload|"
+                          r"not supported|unsupported|^[A-Z][A-Za-z]*Error: ", re.IGNORECASE)
+
+
+def engine_limitation(error: str) -> bool:
+    """True when an evaluation error says the engine lacks something, not that the data is bad.
+
+    The API server type-checks rules against the schema when the CRD is created, so on a served
+    CRD these errors come from our engine (a missing function or overload, an internal Python
+    exception), and reporting them as a rejection would blame the user's object.
+    """
+    return bool(_LIMITATIONS.search(error))
 
 
 def _correlate_list(schema: dict, value: list, old: Any) -> list:

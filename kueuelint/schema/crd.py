@@ -100,12 +100,14 @@ def _version_of(spec, entry, name, digest, source) -> CrdVersion | None:
                       bool(entry.get("deprecated", False)))
 
 
-_SHARED: dict[tuple[str, str], CrdVersion] = {}
+_STATES: dict[tuple[str, str], dict] = {}
 
 
 def _shared(version: CrdVersion) -> CrdVersion:
-    """The process-wide instance for this CRD content, so compiled state is reused."""
-    return _SHARED.setdefault((version.digest, version.version), version)
+    """Give ``version`` the process-wide compiled state for its CRD content, so the same CRD
+    seen in several files or indexes is converted and compiled once."""
+    version._state = _STATES.setdefault((version.digest, version.version), {})
+    return version
 
 
 def _digest(crd: dict) -> str:

@@ -24,6 +24,15 @@ RENAMES: dict[str, str] = {
 }
 
 
+# Fields Kueue removed between versions: a plain "unknown field" would leave the user guessing.
+REMOVED: dict[str, str] = {
+    "enable": "removed in v1beta2 (the block's presence enables the feature)",
+    "podOptions": "removed in v1beta2 (use managedJobsNamespaceSelector)",
+    "queueVisibility": "removed in v1beta2 (use the visibility API)",
+    "retryDelayMinutes": "removed in v1beta2",
+}
+
+
 @dataclass(frozen=True)
 class SchemaIssue:
     code: str                  # KQ110..KQ113
@@ -49,8 +58,20 @@ def did_you_mean(unknown: str, known: Iterable[str]) -> str | None:
 
 def unknown_field_message(name: str, known: Iterable[str]) -> str:
     hint = did_you_mean(name, known)
-    suffix = f"; did you mean {hint!r}?" if hint else ""
-    return f"unknown field {name!r}{suffix}"
+    if hint:
+        return f"unknown field {name!r}; did you mean {hint!r}?"
+    if name in REMOVED:
+        return f"unknown field {name!r}: {REMOVED[name]}"
+    return f"unknown field {name!r}"
+
+
+def unsupported_value_message(value, allowed: Iterable) -> str:
+    allowed = [a for a in allowed if a is not None]
+    text = ", ".join(repr(a) for a in allowed)
+    close = difflib.get_close_matches(str(value), [str(a) for a in allowed], n=1, cutoff=0.6) \
+        if isinstance(value, str) else []
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return f"unsupported value {value!r}{hint} (supported: {text})"
 
 
 def dotted(path: Iterable) -> str:

@@ -10,9 +10,18 @@ import json
 import re
 from typing import Any, Iterator
 
-from kueuelint.schema.issues import OPENAPI, SchemaIssue, dotted, unknown_field_message
+from kueuelint.schema.issues import (OPENAPI, SchemaIssue, dotted, unknown_field_message,
+                                     unsupported_value_message)
 
 _INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
+# The patterns Kubernetes CRDs repeat, named so messages say what is expected.
+PATTERN_NAMES = {
+    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$":
+        "DNS-1123 subdomain (lowercase letters, digits, '-' and '.')",
+    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$": "DNS-1123 label (lowercase letters, digits and '-')",
+    r"^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?"
+    r"(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$": "quantity (e.g. 500m, 2, 16Gi)",
+}
 _DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
 
 
@@ -87,14 +96,15 @@ def _message(error) -> str:
         missing = re.match(r"^'(.*)' is a required property$", error.message)
         return f"required field {missing.group(1)!r} is missing" if missing else error.message
     if kind == "enum":
-        allowed = ", ".join(repr(v) for v in error.validator_value if v is not None)
-        return f"unsupported value {inst!r}; supported values: {allowed}"
+        return unsupported_value_message(inst, error.validator_value)
     if kind == "type":
         return f"must be of type {_types(error.validator_value)}, not {_type_name(inst)}"
     if kind == "anyOf" and _int_or_string(error.validator_value):
         return f"must be an integer or a string, not {_type_name(inst)}"
     if kind == "pattern":
-        return f"{inst!r} does not match the pattern {error.validator_value}"
+        name = PATTERN_NAMES.get(error.validator_value)
+        return f"{inst!r} is not a valid {name}" if name else \
+            f"{inst!r} does not match the pattern {error.validator_value}"
     if kind in ("maxLength", "minLength", "maxItems", "minItems", "maxProperties",
                 "minProperties"):
         size = len(inst) if hasattr(inst, "__len__") else inst
