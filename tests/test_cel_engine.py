@@ -83,3 +83,11 @@ def test_compile_error_from_report(report, line, column, message):
     assert (err.line, err.column, err.message) == (line, column, message)
     assert err.details == report
     assert str(err) == f"{line}:{column}: {message}"
+
+
+def test_missing_engine_names_its_library(monkeypatch):
+    monkeypatch.setattr(engine_module, "_engines", {})
+    monkeypatch.setitem(sys.modules, "celpy", None)
+    monkeypatch.delitem(sys.modules, "kueuelint.cel._celpy", raising=False)
+    with pytest.raises(ImportError, match="'cel-python' cannot be used: celpy"):
+        get_engine("cel-python")

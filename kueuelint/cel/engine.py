@@ -110,8 +110,9 @@ def _load(name: str) -> Engine:
     if name not in _ADAPTERS:
         choices = ", ".join(["auto", *_ADAPTERS])
         raise ValueError(f"unknown CEL engine {name!r}; choose one of: {choices}")
-    if name in _engines:
-        return _engines[name]
-    adapter = importlib.import_module(_ADAPTERS[name][1])
-    _engines[name] = adapter.create_engine()
-    return _engines[name]
+    library, adapter_module = _ADAPTERS[name]
+    try:
+        adapter = importlib.import_module(adapter_module)
+    except ImportError as err:
+        raise ImportError(f"CEL engine {name!r} cannot be used: {library} does not import ({err})") from err
+    return adapter.create_engine()
