@@ -1,0 +1,133 @@
+"""End to end: the Kueue documentation's queue setups with its sample jobs."""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import glob
+import io
+import json
+import os
+
+import pytest
+import yaml
+
+from kueuelint.cli import main
+
+EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "corpus", "kueue", "site",
+                        "static", "examples")
+if not os.path.isdir(EXAMPLES):
+    EXAMPLES = "/work/shared/corpus/kueue/site/static/examples"
+pytestmark = pytest.mark.skipif(not os.path.isdir(EXAMPLES), reason="Kueue corpus not available")
+SINGLE = os.path.join(EXAMPLES, "admin", "single-clusterqueue-setup.yaml")
+RESULTS = {"admitted", "preempting", "pending", "inadmissible"}
+
+
+def admit(*argv) -> tuple[int, dict]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["admit", *argv, "--format", "json"])
+    return code, json.loads(out.getvalue())
+
+
+def jobs() -> list[str]:
+    return sorted(glob.glob(os.path.join(EXAMPLES, "jobs", "*.yaml")))
+
+
+@pytest.mark.parametrize("job", jobs(), ids=os.path.basename)
+def test_every_sample_job_against_single_queue(job):
+    code, data = admit(job, "--snapshot", SINGLE)
+    assert code in (0, 1)
+    assert data["version"] == 1
+    for entry in data["workloads"]:
+        assert entry["result"] in RESULTS
+        assert entry["clusterQueue"] == "cluster-queue"
+        if entry["result"] == "admitted":
+            assert all(flavor == "default-flavor" for ps in entry["podSets"] for flavor in ps["flavors"].values())
+
+
+def test_sample_job_usage():
+    code, data = admit(os.path.join(EXAMPLES, "jobs", "sample-job.yaml"), "--snapshot", SINGLE)
+    assert code == 0
+    [entry] = data["workloads"]
+    assert entry["podSets"] == [{"name": "main", "count": 3, "flavors": {"cpu": "default-flavor", "memory": "default-flavor"},
+                                 "usage": {"cpu": "3", "memory": "600Mi"}}]
+
+
+def test_partial_admission_sample_shrinks_to_the_queue():
+    code, data = admit(os.path.join(EXAMPLES, "jobs", "sample-job-partial-admission.yaml"), "--snapshot", SINGLE)
+    assert code == 0
+    assert data["workloads"][0]["podSets"][0]["count"] == 9     # 9 cpu nominal, 1 cpu per pod, min 5
+
+
+def test_all_samples_together_never_exceed_quota():
+    code, data = admit(*jobs(), "--snapshot", SINGLE)
+    assert code == 1
+    used = sum(_cpu(ps["usage"].get("cpu", "0")) for e in data["workloads"] if e["result"] == "admitted"
+               for ps in e["podSets"])
+    assert 0 < used <= 9
+    assert any(e["result"] == "pending" for e in data["workloads"])
+
+
+def _cpu(text: str) -> float:
+    return float(text[:-1]) / 1000 if text.endswith("m") else float(text)
+
+
+def test_shared_quota_credits(tmp_path):
+    """Five 3-cpu jobs: cpu fits in on-demand + spot, but the 14 credits stop the fifth."""
+    with open(os.path.join(EXAMPLES, "admin", "shared-quota-sample-job.yaml")) as handle:
+        job = next(doc for doc in yaml.safe_load_all(handle) if doc)
+    copies = []
+    for index in range(5):
+        item = copy.deepcopy(job)
+        item["metadata"].pop("generateName", None)
+        item["metadata"]["name"] = f"job-{index}"
+        copies.append(item)
+    config = {"apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
+              "resources": {"transformations": [{"input": "cpu", "strategy": "Retain", "outputs": {"cpu_credits": "1"}}]}}
+    (tmp_path / "jobs.yaml").write_text(yaml.safe_dump_all(copies))
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    code, data = admit(str(tmp_path / "jobs.yaml"), "--snapshot", os.path.join(EXAMPLES, "admin", "shared-quota-setup.yaml"),
+                       "--snapshot", str(tmp_path / "config.yaml"))
+    results = [e["result"] for e in data["workloads"]]
+    assert results == ["admitted"] * 4 + ["pending"]
+    flavors = [e["podSets"][0]["flavors"]["cpu"] for e in data["workloads"][:4]]
+    assert flavors == ["on-demand"] * 3 + ["spot"]
+    # Reasons of every flavor tried, in all resource groups of the pod set, sorted (§7).
+    assert data["workloads"][4]["message"] == (
+        "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor on-demand, "
+        "3 more needed, insufficient unused quota for cpu_credits in flavor credits, 1 more needed")
+
+
+def test_queue_with_missing_admission_checks_is_inactive(tmp_path):
+    job = {"apiVersion": "batch/v1", "kind": "Job",
+           "metadata": {"name": "j", "namespace": "default", "labels": {"kueue.x-k8s.io/queue-name": "lq"}},
+           "spec": {"template": {"spec": {"containers": [{"name": "c", "image": "x", "resources": {"requests": {"cpu": "1"}}}]}}}}
+    lq = {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue", "metadata": {"name": "lq", "namespace": "default"},
+          "spec": {"clusterQueue": "cluster-queue-2"}}
+    (tmp_path / "job.yaml").write_text(yaml.safe_dump(job))
+    (tmp_path / "lq.yaml").write_text(yaml.safe_dump(lq))
+    code, data = admit(str(tmp_path / "job.yaml"), "--snapshot", os.path.join(EXAMPLES, "admin", "minimal-cq.yaml"),
+                       "--snapshot", os.path.join(EXAMPLES, "admin", "resource-flavor-empty.yaml"),
+                       "--snapshot", str(tmp_path / "lq.yaml"))
+    assert code == 1
+    entry = data["workloads"][0]
+    assert (entry["result"], entry["message"]) == ("inadmissible", "ClusterQueue cluster-queue-2 is inactive")
+    assert "sample-prov" in entry["clusterQueueStatus"]
+
+
+def test_text_output_and_quota_table(capsys):
+    code = main(["admit", os.path.join(EXAMPLES, "jobs", "sample-job.yaml"), "--snapshot", SINGLE, "--show-quota"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "admitted to ClusterQueue cluster-queue" in out
+    assert "cq/cluster-queue" in out and "default-flavor" in out
+
+
+def test_bad_input_is_a_one_line_error(tmp_path, capsys):
+    (tmp_path / "bad.yaml").write_text("kind: Job\nmetadata: [unclosed\n")
+    code = main(["admit", str(tmp_path / "bad.yaml"), "--snapshot", SINGLE])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "bad.yaml:" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
