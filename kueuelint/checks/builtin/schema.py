@@ -71,10 +71,17 @@ def _by_crd(obj: KObject, ctx: RuleContext, index) -> list:
         return [SchemaIssue(OPENAPI, ("apiVersion",), f"apiVersion: {obj.api_version} is not "
                             f"served by the CRD for {obj.kind} (served: {', '.join(served)})",
                             "CRD", at_value=True)]
-    engine = ctx.options.get("cel-engine") or ctx.options.get("cel_engine")
+    engine = _setting(ctx, "cel_engine", "cel-engine")
     issues, _ = crd.validate(version, obj.data,
-                             engine=None if engine in (None, "auto") else engine)
+                             engine=None if engine in (None, "", "auto") else engine)
     return issues
+
+
+def _setting(ctx: RuleContext, attribute: str, option: str):
+    """A run setting, from the context if the runner passes it, else from the rule options
+    (``[rules.KQ111] crds = [...]`` in the config)."""
+    value = getattr(ctx, attribute, None)
+    return value if value else ctx.options.get(option) or ctx.options.get(attribute)
 
 
 def crd_index_for(ctx: RuleContext):
@@ -84,7 +91,7 @@ def crd_index_for(ctx: RuleContext):
     if "schema:crd-index" not in cache:
         from kueuelint.schema.crd import CRD_KEY
 
-        paths = tuple(ctx.options.get("crds") or ())
+        paths = tuple(_setting(ctx, "crds", "crds") or ())
         if not paths and not ctx.inventory.of_kind(CRD_KEY):
             cache["schema:crd-index"] = None
         else:
