@@ -67,3 +67,7 @@ def test_cli_type_option(cli, tmp_path):
     task.write_text("resources:\n  cpu: 2\n")
     result = cli("check", "--type", "skypilot-task", str(task))
     assert "KQ850" in result.stdout and "did you mean 'cpus'" in result.stdout
+
+
+def test_named_sky_yaml_is_judged_by_its_keys():
+    assert kinds("resources: {cpus: 2}\nrun: x\n", "train.sky.yaml") == ["skypilot.co/Task"]

@@ -76,7 +76,7 @@ def _by_file_name(path: str, data: dict) -> str | None:
     base = os.path.basename(path).lower()
     if fnmatch.fnmatch(base, "compute_config*.y*ml") or fnmatch.fnmatch(base, "compute-config*.y*ml"):
         return ANYSCALE
-    if base in (".sky.yaml", ".sky.yml") or base.endswith(".sky.yaml"):
+    if base in (".sky.yaml", ".sky.yml"):   # the project config; ``train.sky.yaml`` may be a task
         return SKY_CONFIG
     if base in ("config.yaml", "config.yml") and isinstance(data.get("kubernetes"), dict):
         return SKY_CONFIG
