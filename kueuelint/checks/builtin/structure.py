@@ -1,0 +1,357 @@
+"""KQ401–KQ411: what Kueue's ClusterQueue and Cohort webhooks reject beyond the CRD schema.
+
+The schema rules (KQ110–KQ113) already report unknown fields, types, enums, list sizes and the
+CRD's CEL rules (coveredResources count, borrowingLimit without a cohort, ...). The checks here
+are the ones Kueue only makes in Go (pkg/webhooks/clusterqueue_webhook.go, cohort_webhook.go,
+common.go), plus a few semantic mistakes; each stays silent where a schema finding already
+covers the same field, so one mistake gives one finding.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from decimal import Decimal
+from typing import Iterator
+
+from kueuelint.accounting.quantity import safe_parse
+from kueuelint.checks.api import RuleContext, Violation, rule
+from kueuelint.findings import Severity
+from kueuelint.identify.objects import KObject
+
+SCHEMA_CODES = ("KQ110", "KQ111")   # built-in model and CRD openAPI judges
+MAX_TOTAL_FLAVORS = 256
+MAX_TOTAL_RESOURCES = 256
+MAX_GROUP_COMBINATIONS = 512
+MIN_POSITIVE_WEIGHT = Decimal("1e-9")
+_LABEL_NAME_RE = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_DNS_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_LABEL_VALUE_RE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
+
+
+# --- helpers shared with references.py and kueue_config.py -------------------------------------
+
+def resource_groups(obj: KObject) -> Iterator[tuple[int, dict, list]]:
+    """(index, group, flavors) for every well-formed resource group of a CQ or Cohort."""
+    groups = obj.spec.get("resourceGroups")
+    for index, group in enumerate(groups if isinstance(groups, list) else []):
+        if isinstance(group, dict):
+            flavors = group.get("flavors")
+            yield index, group, [f for f in flavors if isinstance(f, dict)] \
+                if isinstance(flavors, list) else []
+
+
+def group_path(index: int) -> tuple:
+    return ("spec", "resourceGroups", index)
+
+
+def covered(group: dict) -> list:
+    items = group.get("coveredResources")
+    return items if isinstance(items, list) else []
+
+
+def flavor_names(obj: KObject) -> list[str]:
+    return [f["name"] for _, _, flavors in resource_groups(obj) for f in flavors
+            if isinstance(f.get("name"), str)]
+
+
+def cohort_of(obj: KObject) -> str | None:
+    """The cohort a ClusterQueue joins (v1beta2 cohortName; v1beta1 and misspelt v1beta2 cohort)."""
+    for key in ("cohortName", "cohort"):
+        value = obj.spec.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def parent_of(obj: KObject) -> str | None:
+    for key in ("parentName", "parent"):
+        value = obj.spec.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def label_key_problem(key: object) -> str | None:
+    """Why ``key`` is not a valid label key (optional DNS prefix '/', name ≤63), or None."""
+    if not isinstance(key, str) or not key:
+        return "a label key must be a non-empty string"
+    prefix, _, name = key.rpartition("/")
+    if "/" in key and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN_RE.match(prefix)):
+        return f"{key!r} has an invalid prefix (must be a lowercase DNS subdomain before the '/')"
+    if len(name) > 63 or not _LABEL_NAME_RE.match(name):
+        return (f"{key!r} is not a valid name (at most 63 characters: letters, digits, '-', '_' "
+                "and '.', starting and ending with a letter or digit)")
+    return None
+
+
+def label_value_problem(value: object) -> str | None:
+    if not isinstance(value, str):
+        return f"{value!r} must be a string (quote it)"
+    if len(value) > 63 or not _LABEL_VALUE_RE.match(value):
+        return (f"{value!r} is not a valid label value (at most 63 characters: letters, digits, "
+                "'-', '_' and '.', starting and ending with a letter or digit)")
+    return None
+
+
+def selector_problems(selector: object, path: tuple) -> list[tuple[tuple, str]]:
+    """What metav1.LabelSelectorAsSelector would refuse in ``selector``, as (path, message)."""
+    if not isinstance(selector, dict):
+        return []
+    found = []
+    labels = selector.get("matchLabels")
+    for key, value in (labels.items() if isinstance(labels, dict) else ()):
+        problem = label_key_problem(key) or label_value_problem(value)
+        if problem:
+            found.append((path + ("matchLabels", key), problem))
+    expressions = selector.get("matchExpressions")
+    for index, expr in enumerate(expressions if isinstance(expressions, list) else []):
+        if isinstance(expr, dict):
+            problem = _expression_problem(expr)
+            if problem:
+                found.append((path + ("matchExpressions", index) + problem[0], problem[1]))
+    return found
+
+
+def _expression_problem(expr: dict) -> tuple[tuple, str] | None:
+    key, operator, values = expr.get("key"), expr.get("operator"), expr.get("values") or []
+    problem = label_key_problem(key)
+    if problem:
+        return ("key",), problem
+    if operator not in SELECTOR_OPERATORS:
+        return ("operator",), (f"operator {operator!r} is not one of {', '.join(SELECTOR_OPERATORS)}"
+                               " (they are case-sensitive)")
+    if operator in ("In", "NotIn") and not values:
+        return ("operator",), f"operator {operator} needs at least one value in 'values'"
+    if operator in ("Exists", "DoesNotExist") and values:
+        return ("values",), f"operator {operator} must not have 'values'"
+    for position, value in enumerate(values if isinstance(values, list) else []):
+        problem = label_value_problem(value)
+        if problem:
+            return ("values", position), problem
+    return None
+
+
+def _quantity(value: object) -> Decimal | None:
+    parsed, _ = safe_parse(value) if value is not None else (None, None)
+    return parsed  # invalid syntax is the schema rules' finding
+
+
+def _quotas(obj: KObject) -> Iterator[tuple[tuple, str, str, dict]]:
+    """(path, flavor, resource, quota) for every resource quota entry."""
+    for gi, _, flavors in resource_groups(obj):
+        for fi, flavor in enumerate(flavors):
+            items = flavor.get("resources")
+            for ri, quota in enumerate(items if isinstance(items, list) else []):
+                if isinstance(quota, dict):
+                    yield (group_path(gi) + ("flavors", fi, "resources", ri), str(flavor.get("name")),
+                           str(quota.get("name")), quota)
+
+
+# --- KQ401: flavor resources in coveredResources order -------------------------------------------
+
+@rule("KQ401")
+def flavor_resources_order(obj: KObject, ctx: RuleContext):
+    for gi, group, flavors in resource_groups(obj):
+        names = covered(group)
+        for fi, flavor in enumerate(flavors):
+            items = flavor.get("resources")
+            if not isinstance(items, list) or len(items) != len(names):
+                continue  # a count mismatch is the CRD's CEL rule (KQ110/KQ112)
+            listed = [q.get("name") if isinstance(q, dict) else None for q in items]
+            for ri, (have, want) in enumerate(zip(listed, names)):
+                if have != want:
+                    path = group_path(gi) + ("flavors", fi, "resources", ri, "name")
+                    yield Violation(path=path, at_value=True, args={
+                        "detail": _order_detail(flavor.get("name"), have, want, listed, names)})
+                    break
+
+
+def _order_detail(flavor, have, want, listed: list, names: list) -> str:
+    order = ", ".join(map(str, names))
+    head = f"flavor {flavor!r} lists {have!r} where coveredResources has {want!r}"
+    if sorted(map(str, listed)) == sorted(map(str, names)):
+        return (f"{head}; Kueue wants each flavor's resources in the order of coveredResources "
+                f"({order}): reorder them (Kueue: \"must match the name in coveredResources\")")
+    close = difflib.get_close_matches(str(have), [str(n) for n in names], n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return (f"{head}{hint}; each flavor must list exactly the covered resources ({order}), in "
+            "that order (Kueue: \"must match the name in coveredResources\")")
+
+
+# --- KQ402: a resource or flavor in two places ------------------------------------------------
+
+@rule("KQ402")
+def duplicate_resource_or_flavor(obj: KObject, ctx: RuleContext):
+    resources: dict[str, int] = {}
+    flavors: dict[str, int] = {}
+    for gi, group, items in resource_groups(obj):
+        for ci, name in enumerate(covered(group)):
+            if isinstance(name, str) and name in resources:
+                where = "earlier in this group" if resources[name] == gi else \
+                    f"in resourceGroups[{resources[name]}]"
+                yield Violation(path=group_path(gi) + ("coveredResources", ci), at_value=True,
+                                args={"detail": f"resource {name!r} is already covered {where}; "
+                                      "a resource may belong to only one resource group"})
+            if isinstance(name, str):
+                resources.setdefault(name, gi)
+        for fi, flavor in enumerate(items):
+            name = flavor.get("name")
+            if isinstance(name, str) and flavors.get(name, gi) != gi:
+                yield Violation(path=group_path(gi) + ("flavors", fi, "name"), at_value=True,
+                                args={"detail": f"flavor {name!r} already appears in resourceGroups"
+                                      f"[{flavors[name]}]; a flavor may appear in only one resource "
+                                      "group (give the second one its own ResourceFlavor)"})
+            if isinstance(name, str):
+                flavors.setdefault(name, gi)
+
+
+# --- KQ403: limits without a cohort / parent -------------------------------------------------
+
+@rule("KQ403")
+def limit_without_cohort(obj: KObject, ctx: RuleContext):
+    is_cohort = obj.kind == "Cohort"
+    if (parent_of(obj) if is_cohort else cohort_of(obj)) is not None:
+        return
+    # The CRD's CEL rule already rejects a ClusterQueue's borrowingLimit; the webhook adds the rest.
+    fields = ("borrowingLimit", "lendingLimit") if is_cohort else ("lendingLimit",)
+    missing = "parentName" if is_cohort else "cohortName"
+    for path, flavor, resource, quota in _quotas(obj):
+        for field in fields:
+            if field in quota:
+                yield Violation(path=path + (field,), args={"detail": (
+                    f"{field} for {resource} in flavor {flavor!r} needs a {missing}: Kueue rejects "
+                    f"it with \"must be nil when {'parent' if is_cohort else 'cohort'} is empty\"; "
+                    f"set spec.{missing} or remove the limit")})
+
+
+# --- KQ404: lendingLimit above nominalQuota -----------------------------------------------------
+
+@rule("KQ404")
+def lending_limit_above_nominal(obj: KObject, ctx: RuleContext):
+    for path, flavor, resource, quota in _quotas(obj):
+        lending, nominal = _quantity(quota.get("lendingLimit")), _quantity(quota.get("nominalQuota"))
+        if lending is not None and nominal is not None and lending > nominal:
+            yield Violation(path=path + ("lendingLimit",), at_value=True, args={"detail": (
+                f"lendingLimit {quota['lendingLimit']} for {resource} in flavor {flavor!r} is above "
+                f"its nominalQuota {quota['nominalQuota']}; Kueue rejects it (\"must be less than "
+                "or equal to the nominalQuota\"): a queue can lend at most what it has")})
+
+
+# --- KQ406: totals across resource groups ----------------------------------------------------
+
+@rule("KQ406")
+def resource_group_totals(obj: KObject, ctx: RuleContext):
+    groups = list(resource_groups(obj))
+    total_flavors = sum(len(flavors) for _, _, flavors in groups)
+    total_resources = sum(len(covered(group)) for _, group, _ in groups)
+    for label, total, limit in (("flavors", total_flavors, MAX_TOTAL_FLAVORS),
+                                ("covered resources", total_resources, MAX_TOTAL_RESOURCES)):
+        if total > limit:
+            yield Violation(path=("spec", "resourceGroups"), args={"detail": (
+                f"total number of {label} across all resourceGroups must be <= {limit}, "
+                f"got {total}; split the queue")})
+    for gi, group, flavors in groups:
+        combinations = len(flavors) * len(covered(group))
+        if combinations > MAX_GROUP_COMBINATIONS:
+            yield Violation(path=group_path(gi), args={"detail": (
+                f"resourceGroups[{gi}] has {len(flavors)} flavors x {len(covered(group))} "
+                f"resources = {combinations} flavor-resource combinations; Kueue allows at most "
+                f"{MAX_GROUP_COMBINATIONS} per group")})
+
+
+# --- KQ407: v1beta1 spellings ------------------------------------------------------------------
+
+_V1BETA1_VALUES = {"whenCanBorrow": "Borrow", "whenCanPreempt": "Preempt"}
+
+
+@rule("KQ407")
+def v1beta1_spellings(obj: KObject, ctx: RuleContext):
+    spec = obj.spec
+    if obj.version == "v1beta1":
+        if spec.get("admissionChecks") and spec.get("admissionChecksStrategy"):
+            yield Violation(path=("spec", "admissionChecks"), severity=Severity.WARNING, args={
+                "detail": "both admissionChecks and admissionChecksStrategy are set; on conversion "
+                          "to v1beta2 the plain list overwrites the strategy and its onFlavors are "
+                          "lost: keep only admissionChecksStrategy"})
+        return
+    fungibility = spec.get("flavorFungibility")
+    for field, old in _V1BETA1_VALUES.items():
+        if isinstance(fungibility, dict) and fungibility.get(field) == old:
+            path = ("spec", "flavorFungibility", field)
+            yield Violation(path=path, at_value=True, replaces=_schema(path), args={"detail": (
+                f"{field}: {old} is the v1beta1 spelling, removed in {obj.api_version}; write "
+                f"{field}: MayStopSearch (what Kueue converts {old} to) or TryNextFlavor")})
+    checks = spec.get("admissionChecks")
+    if checks is not None:
+        names = [c for c in checks if isinstance(c, str)] if isinstance(checks, list) else []
+        shown = ", ".join(f"{{name: {n}}}" for n in names) or "{name: ...}"
+        path = ("spec", "admissionChecks")
+        yield Violation(path=path, replaces=_schema(path), args={"detail": (
+            f"spec.admissionChecks is the v1beta1 field, removed in {obj.api_version}; write "
+            f"admissionChecksStrategy: {{admissionChecks: [{shown}]}}")})
+
+
+def _schema(path: tuple) -> tuple:
+    return tuple((code, path) for code in SCHEMA_CODES)
+
+
+# --- KQ408: flavor resources indented at the group level -----------------------------------
+
+@rule("KQ408")
+def misindented_flavor_resources(obj: KObject, ctx: RuleContext):
+    for gi, group, flavors in resource_groups(obj):
+        stray = group.get("resources")
+        bare = [fi for fi, flavor in enumerate(flavors) if "resources" not in flavor]
+        if stray is None or not bare:
+            continue
+        names = ", ".join(repr(flavors[fi].get("name")) for fi in bare)
+        path = group_path(gi) + ("resources",)
+        replaced = _schema(path) + tuple(
+            (code, group_path(gi) + ("flavors", fi)) for fi in bare for code in SCHEMA_CODES)
+        yield Violation(path=path, replaces=replaced + (("KQ112", group_path(gi)),), args={
+            "detail": (f"'resources:' sits at the resource-group level (beside coveredResources "
+                       f"and flavors), so flavor {names} has no quotas; indent the block so it "
+                       f"belongs to the flavor (aligned with that flavor's 'name:')")})
+
+
+# --- KQ409: fair-sharing weight -------------------------------------------------------------
+
+@rule("KQ409")
+def fair_sharing_weight(obj: KObject, ctx: RuleContext):
+    fair = obj.spec.get("fairSharing")
+    raw = fair.get("weight") if isinstance(fair, dict) else None
+    weight = _quantity(raw)
+    if weight is None:
+        return
+    path = ("spec", "fairSharing", "weight")
+    if weight < 0:
+        yield Violation(path=path, at_value=True, args={"detail": (
+            f"fairSharing.weight {raw} is negative; Kueue rejects it (\"must be greater than or "
+            "equal to 0\")")})
+    elif 0 < weight <= MIN_POSITIVE_WEIGHT:
+        yield Violation(path=path, at_value=True, args={"detail": (
+            f"fairSharing.weight {raw} is too small to compute shares with; Kueue rejects it "
+            "(\"When not 0, weight must be > 10e-9\"): use 0 or a larger weight")})
+
+
+# --- KQ410 / KQ411: names and selectors ------------------------------------------------------
+
+@rule("KQ410")
+def covered_resource_name(obj: KObject, ctx: RuleContext):
+    for gi, group, _ in resource_groups(obj):
+        for ci, name in enumerate(covered(group)):
+            problem = label_key_problem(name) if isinstance(name, str) else None
+            if problem:
+                yield Violation(path=group_path(gi) + ("coveredResources", ci), at_value=True,
+                                args={"detail": f"coveredResources entry {problem}; resource names "
+                                      "look like cpu, memory or example.com/gpu"})
+
+
+@rule("KQ411")
+def namespace_selector_syntax(obj: KObject, ctx: RuleContext):
+    path = ("spec", "namespaceSelector")
+    for where, problem in selector_problems(obj.spec.get("namespaceSelector"), path):
+        yield Violation(path=where, at_value=True, args={"detail": (
+            f"namespaceSelector is invalid: {problem}; Kueue rejects the ClusterQueue")})
