@@ -1,0 +1,204 @@
+"""Placement: where pods of a Kueue-managed workload may run is the ResourceFlavors' business.
+
+Kueue chooses a flavor per resource group and then adds the flavor's ``nodeLabels`` and
+``tolerations`` to the pods. A nodeSelector or required node affinity in the pod template takes
+part in that choice: a flavor is skipped when the selector disagrees with one of the flavor's own
+labels (kueue-scheduler.md §2.2; label keys the flavor does not define are ignored, so an
+unlabeled flavor matches everything). The matching itself is the admission engine's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kueuelint.checks.api import RuleContext, Violation, rule
+from kueuelint.checks.builtin import coverage
+from kueuelint.identify.objects import KObject
+
+REQUIRED = ("requiredDuringSchedulingIgnoredDuringExecution",)
+AFFINITY = ("affinity", "nodeAffinity") + REQUIRED
+FIELDS = {"nodeSelector": ("nodeSelector",), "tolerations": ("tolerations",),
+          "required node affinity": AFFINITY}
+# Label keys that name node properties; a flavor carrying them in metadata.labels meant nodeLabels.
+NODE_LABEL_PREFIXES = (
+    "node.kubernetes.io/", "topology.kubernetes.io/", "kubernetes.io/arch", "kubernetes.io/os",
+    "kubernetes.io/hostname", "beta.kubernetes.io/", "failure-domain.beta.kubernetes.io/",
+    "node-role.kubernetes.io/", "feature.node.kubernetes.io/", "cloud.google.com/", "topology.gke.io/",
+    "eks.amazonaws.com/", "k8s.amazonaws.com/", "karpenter.sh/", "karpenter.k8s.aws/",
+    "kubernetes.azure.com/", "node.openshift.io/", "nvidia.com/", "amd.com/")
+NODE_LABEL_NAMES = frozenset({
+    "instance-type", "instance_type", "instancetype", "node-type", "nodetype", "machine-type",
+    "nodepool", "node-pool", "agentpool", "pool", "accelerator", "gpu", "gpu-type", "gpu-model",
+    "cpu-type", "capacity-type", "lifecycle", "spot", "preemptible", "zone", "region", "arch"})
+
+
+@dataclass
+class Conflict:
+    """A pod set whose selector or required affinity rules out every flavor of a group."""
+
+    pod_set: object
+    path: tuple
+    field: str                # "nodeSelector" or "required node affinity"
+    what: str                 # the selector text, e.g. "pool=small"
+    flavors: list[KObject]
+    resources: list[str]
+    target: coverage.Target
+
+
+# --- KQ702: no flavor can ever match ----------------------------------------------------------------
+
+def conflicts(obj: KObject, ctx: RuleContext) -> list[Conflict]:
+    cached = obj.cache.get("kueuelint.placement-conflicts")
+    if cached is None:
+        cached = obj.cache["kueuelint.placement-conflicts"] = _find_conflicts(obj, ctx)
+    return cached
+
+
+def _find_conflicts(obj: KObject, ctx: RuleContext) -> list[Conflict]:
+    found, seen = [], set()
+    for workload in coverage.managed_workloads(obj, ctx):
+        target = coverage.target_of(obj, workload, ctx.inventory)
+        if target is None:
+            continue
+        for pod_set in workload.pod_sets:
+            conflict = _pod_set_conflict(pod_set, target, ctx)
+            if conflict is not None and conflict.path not in seen:
+                seen.add(conflict.path)
+                found.append(conflict)
+    return found
+
+
+def _pod_set_conflict(pod_set, target: coverage.Target, ctx: RuleContext) -> Conflict | None:
+    from kueuelint.admission.workloads import pod_set_spec
+
+    spec = pod_set_spec(pod_set.name, pod_set.count, None, {}, pod_set.template)
+    if not spec.node_selector and not spec.affinity_terms:
+        return None
+    for group in coverage.resource_groups(target.cluster_queue):
+        resources = coverage.group_resources(group)
+        if not _uses_group(pod_set, resources):
+            continue
+        flavors = _flavor_objects(group, ctx)
+        if not flavors or any(_matches(flavor, spec) for flavor in flavors):
+            continue
+        return _describe(pod_set, spec, flavors, resources, target)
+    return None
+
+
+def _uses_group(pod_set, resources: list[str]) -> bool:
+    return "pods" in resources or any(pod_set.requests.get(r, 0) > 0 for r in resources)
+
+
+def _flavor_objects(group: dict, ctx: RuleContext) -> list[KObject] | None:
+    """The group's ResourceFlavors; None when one is not in the run (its labels are unknown)."""
+    flavors = []
+    for entry in group.get("flavors") if isinstance(group.get("flavors"), list) else []:
+        name = entry.get("name") if isinstance(entry, dict) else None
+        found = ctx.inventory.kueue("ResourceFlavor", name) if isinstance(name, str) else None
+        if found is None:
+            return None
+        flavors.append(found)
+    return flavors
+
+
+def _matches(flavor: KObject, spec) -> bool:
+    from kueuelint.admission.build import parse_flavor
+    from kueuelint.admission.matching import matches_node_labels
+
+    return matches_node_labels(parse_flavor(flavor), spec)
+
+
+def _describe(pod_set, spec, flavors, resources, target) -> Conflict:
+    from dataclasses import replace
+
+    selector_only = replace(spec, affinity_terms=None)
+    if spec.node_selector and not any(_matches(flavor, selector_only) for flavor in flavors):
+        key = _conflicting_key(spec.node_selector, flavors[0])
+        path = pod_set.spec_path + ("nodeSelector",) + ((key,) if key is not None else ())
+        shown = {key: spec.node_selector[key]} if key is not None else spec.node_selector
+        what = ", ".join(f"{k}={v}" for k, v in shown.items())
+        return Conflict(pod_set, path, "nodeSelector", what, flavors, resources, target)
+    return Conflict(pod_set, pod_set.spec_path + AFFINITY, "required node affinity",
+                    "its nodeSelectorTerms", flavors, resources, target)
+
+
+def _conflicting_key(selector: dict, flavor: KObject):
+    labels = _node_labels(flavor)
+    return next((k for k, v in selector.items() if k in labels and str(labels[k]) != str(v)), None)
+
+
+def _node_labels(flavor: KObject) -> dict:
+    labels = flavor.spec.get("nodeLabels")
+    return labels if isinstance(labels, dict) else {}
+
+
+def _flavor_text(flavor: KObject) -> str:
+    labels = _node_labels(flavor)
+    shown = ", ".join(f"{k}={v}" for k, v in labels.items()) if labels else "no nodeLabels"
+    return f"{flavor.name} ({shown})"
+
+
+@rule("KQ702")
+def placement_matches_no_flavor(obj: KObject, ctx: RuleContext):
+    for conflict in conflicts(obj, ctx):
+        yield Violation(path=conflict.path, args={
+            "pod_set": conflict.pod_set.name, "field": conflict.field, "what": conflict.what,
+            "target": conflict.target.describe(), "resources": ", ".join(conflict.resources),
+            "flavors": "; ".join(_flavor_text(f) for f in conflict.flavors),
+            "first": conflict.flavors[0].name})
+
+
+# --- KQ701: placement in the pod template at all -----------------------------------------------------
+
+@rule("KQ701")
+def placement_in_pod_template(obj: KObject, ctx: RuleContext):
+    reported = {c.path[:len(c.pod_set.spec_path) + 1] for c in conflicts(obj, ctx)}
+    seen = set()
+    for workload in coverage.managed_workloads(obj, ctx):
+        for pod_set in workload.pod_sets:
+            spec = pod_set.template.get("spec") if isinstance(pod_set.template, dict) else None
+            for field, relative in FIELDS.items():
+                value = _follow(spec, relative)
+                path = pod_set.spec_path + relative
+                if not value or path in seen or path[:len(pod_set.spec_path) + 1] in reported:
+                    continue   # KQ702 already reports this field as a hard error
+                seen.add(path)
+                yield Violation(path=path, args={
+                    "pod_set": pod_set.name, "field": field, "what": _summary(field, value),
+                    "flavor_field": "tolerations" if field == "tolerations" else "nodeLabels"})
+
+
+def _follow(node, path: tuple):
+    for part in path:
+        node = node.get(part) if isinstance(node, dict) else None
+    return node
+
+
+def _summary(field: str, value) -> str:
+    if field == "nodeSelector" and isinstance(value, dict):
+        return ", ".join(f"{k}={v}" for k, v in value.items())
+    if field == "tolerations" and isinstance(value, list):
+        keys = [str(t.get("key") or "*") for t in value if isinstance(t, dict)]
+        return "for " + ", ".join(keys) if keys else "set"
+    terms = value.get("nodeSelectorTerms") if isinstance(value, dict) else None
+    keys = sorted({str(e.get("key")) for t in terms if isinstance(t, dict)
+                   for e in t.get("matchExpressions") or () if isinstance(e, dict)}) \
+        if isinstance(terms, list) else []
+    return "on " + ", ".join(keys) if keys else "set"
+
+
+# --- KQ703: node labels written as the flavor's own labels ---------------------------------------------
+
+@rule("KQ703")
+def flavor_labels_in_metadata(obj: KObject, ctx: RuleContext):
+    node_labels = _node_labels(obj)
+    for key, value in obj.labels.items():
+        if not isinstance(key, str) or key in node_labels or not _looks_like_node_label(key):
+            continue
+        unsteered = "" if node_labels else "; with no spec.nodeLabels the flavor matches every node"
+        yield Violation(path=("metadata", "labels", key), args={
+            "label": f"{key}={value}", "key": key, "unsteered": unsteered})
+
+
+def _looks_like_node_label(key: str) -> bool:
+    return key.lower() in NODE_LABEL_NAMES or key.startswith(NODE_LABEL_PREFIXES)
