@@ -50,6 +50,10 @@ def _issues(obj: KObject, ctx: RuleContext) -> list:
 def _validate(obj: KObject, ctx: RuleContext) -> list:
     if not isinstance(obj.data, dict) or obj.kind == "CustomResourceDefinition":
         return []
+    if obj.key == "ConfigMap":
+        from kueuelint.schema.embedded import configuration_issues
+
+        return configuration_issues(obj.data)
     index = crd_index_for(ctx)
     if index is not None and index.has_kind(obj.group, obj.kind):
         return _by_crd(obj, ctx, index)
