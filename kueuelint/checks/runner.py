@@ -46,20 +46,27 @@ class Checker:
 
     def run(self, files: list[LoadedFile], context: list[LoadedFile] = ()) -> RunResult:
         started = time.perf_counter()
-        states = [self._identify(f) for f in files]
-        context_objects = [obj for f in context for obj in self._identify(f).objects]
+        states = self.identify_files(files)
+        context_objects = [obj for state in self.identify_files(context) for obj in state.objects]
         inventory = Inventory([o for s in states for o in s.objects] + context_objects,
                               require_complete=self.config.require_complete)
+        self.check_states(states, inventory)
+        return RunResult(sorted(self.findings, key=Finding.sort_key), files=len(files),
+                         objects=sum(len(s.objects) for s in states),
+                         seconds=time.perf_counter() - started,
+                         rules={code: rule.meta for code, rule in self.rules.items()})
+
+    def identify_files(self, files: list[LoadedFile]) -> list[FileState]:
+        return [self._identify(f) for f in files]
+
+    def check_states(self, states: list[FileState], inventory: Inventory) -> list[Finding]:
+        """Check the given files against an inventory that may hold objects of other files."""
         ctx = RuleContext(inventory, self.config.kueue_version)
         for number, state in enumerate(states, start=1):
             self._check_file(state, ctx)
             if self.progress:
                 self.progress(number, len(states))
-        self.findings.sort(key=Finding.sort_key)
-        return RunResult(self.findings, files=len(files),
-                         objects=sum(len(s.objects) for s in states),
-                         seconds=time.perf_counter() - started,
-                         rules={code: rule.meta for code, rule in self.rules.items()})
+        return self.findings
 
     def _identify(self, loaded: LoadedFile) -> FileState:
         state = FileState(loaded)
@@ -150,6 +157,12 @@ class Checker:
 
     def _report_violation(self, state: FileState, rule: RuleDef, obj: KObject, violation: Violation) -> None:
         target = violation.obj or obj
+        if target.doc.source is not obj.doc.source:
+            # Findings must belong to the file being checked, or parallel runs (-j) would lose
+            # them; a rule that needs to point elsewhere runs on the other object's kind.
+            raise_on = f"{target.display()} in {target.path}"
+            self._report_rule_error(state, rule, obj, ValueError(f"reported on {raise_on}, another file"))
+            return
         if target.is_context:
             return
         location = target.locate(violation.path, at_value=violation.at_value)
