@@ -91,10 +91,13 @@ def _anyscale_namespace(inventory, queue: str | None) -> str | None:
 
 
 def find_local_queue(inventory, name: str, namespace: str | None):
-    """The LocalQueue ``name`` in ``namespace``; with no namespace, the only one so named."""
-    if namespace:
-        return inventory.kueue("LocalQueue", name, namespace)
-    matches = [lq for lq in inventory.kueue_of_kind("LocalQueue") if lq.name == name]
+    """The LocalQueue ``name`` in ``namespace`` (any namespace when None), if exactly one.
+
+    Several candidates mean unrelated files were linted together; guessing would blame the
+    config for another setup's quotas.
+    """
+    matches = [lq for lq in inventory.kueue_of_kind("LocalQueue")
+               if lq.name == name and (namespace is None or lq.namespace == namespace)]
     return matches[0] if len(matches) == 1 else None
 
 

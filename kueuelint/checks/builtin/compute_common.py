@@ -12,7 +12,9 @@ def target_cluster_queue(inventory, queue: str | None, namespace: str | None):
     if not queue:
         return None
     local_queue = find_local_queue(inventory, queue, namespace)
-    return inventory.cluster_queue_of(local_queue)
+    name = local_queue.spec.get("clusterQueue") if local_queue is not None else None
+    matches = [cq for cq in inventory.kueue_of_kind("ClusterQueue") if cq.name == name]
+    return matches[0] if len(matches) == 1 else None   # ambiguous: unrelated files linted together
 
 
 def covered_resources(cluster_queue) -> set[str]:
