@@ -71,10 +71,12 @@ def cel_value(value: Any) -> Any:
 class RuleRunner:
     """Walks one object against one schema, evaluating rules with a shared program cache."""
 
-    def __init__(self, programs, judge: str) -> None:
-        self.programs = programs    # kueuelint.schema.crd.Programs
+    def __init__(self, programs, judge: str, *, only_transition: bool = False) -> None:
+        self.programs = programs    # kueuelint.schema.programs.Programs
         self.judge = judge
+        self.only_transition = only_transition   # an update check after a plain check
         self.skipped_transition = 0
+        self.evaluated = 0
 
     def run(self, schema: dict, value: Any, old: Any = MISSING) -> list[SchemaIssue]:
         return list(self._walk(schema, value, old, ()))
@@ -101,9 +103,12 @@ class RuleRunner:
                 yield from self._walk(sub, item, child_old, path + (key,))
 
     def _check(self, site: RuleSite, value, old, path) -> Iterator[SchemaIssue]:
+        if self.only_transition and not site.transition:
+            return
         if site.transition and old is MISSING and not site.optional_old_self:
             self.skipped_transition += 1
             return
+        self.evaluated += 1
         program, problem = self.programs.get(site.rule)
         if program is None:
             yield SchemaIssue(CEL_UNSUPPORTED, path, f"{dotted(path)}: the CEL rule "

@@ -132,6 +132,17 @@ def validate(version: CrdVersion, data: Any, old: Any = MISSING,
     return issues, runner
 
 
+def transition_issues(version: CrdVersion, old: Any, new: Any,
+                      engine: str | None = None) -> list[SchemaIssue]:
+    """Only what the update from ``old`` to ``new`` breaks: the CRD's transition rules."""
+    if not any(site.transition for site in version.sites()):
+        return []
+    runner = RuleRunner(programs_for(version, engine), version.judge, only_transition=True)
+    defaults = structural.apply_defaults
+    return runner.run(version.schema, cel_value(defaults(version.schema, new)),
+                      cel_value(defaults(version.schema, old)))
+
+
 def programs_for(version: CrdVersion, engine: str | None):
     from kueuelint.schema.programs import Programs
 
