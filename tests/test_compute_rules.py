@@ -186,3 +186,15 @@ def test_fixture_workloads_dry_admit():
     too_big = load((FIXTURES / "compute_config_too_big.yaml").read_text(), "compute_config_too_big.yaml")
     _, data = admit(snapshot, too_big)
     assert [entry["result"] for entry in data["workloads"]] != ["admitted"]
+
+
+def test_inline_config_inherits_the_jobs_cloud():
+    objects = load("""
+        name: job
+        cloud: k8s-prod
+        entrypoint: python x.py
+        compute_config:
+          head_node: {instance_type: 8CPU-32GB}
+        """)
+    found = run(anyscale_rules.queue_label_missing, objects, **{"kueue-clouds": ["k8s-prod"]})
+    assert len(found) == 1 and "k8s-prod" in found[0].args["detail"]

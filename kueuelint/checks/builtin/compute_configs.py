@@ -29,7 +29,13 @@ def uses_kueue(obj: KObject, ctx: RuleContext) -> bool:
     if any(group.queue for group in _groups(obj)):
         return True
     clouds = ctx.options.get("kueue-clouds") or ()
-    return bool(ctx.options.get("assume-kueue")) or _root(obj)[0].get("cloud") in clouds
+    return bool(ctx.options.get("assume-kueue")) or _cloud(obj) in clouds
+
+
+def _cloud(obj: KObject):
+    """The config's cloud; an inline config in a job YAML may leave it to the job."""
+    cloud = _root(obj)[0].get("cloud")
+    return cloud if cloud is not None else obj.get("cloud")
 
 
 @rule("KQ800")
@@ -127,7 +133,7 @@ def queue_label_missing(obj: KObject, ctx: RuleContext):
     root, prefix = _root(obj)
     path = prefix + ("cloud",) if "cloud" in root else prefix
     yield Violation(path=path, args={"detail": (
-        f"the config targets a Kueue-managed cloud ({root.get('cloud') or 'by configuration'}) but "
+        f"the config targets a Kueue-managed cloud ({_cloud(obj) or 'by configuration'}) but "
         "no node group sets the kueue.x-k8s.io/queue-name label; add it under "
         "advanced_instance_config.metadata.labels at the top level")})
 
