@@ -19,38 +19,50 @@ from kueuelint.load.discover import Target, expand, read_target
 from kueuelint.load.source import LoadedFile, LoadProblem, SourceFile
 
 
+Entry = tuple[Target, bool, "str | None"]   # (file, is_context, forced file type)
+
+
 @dataclass
 class Inputs:
     files: list[LoadedFile]
     context: list[LoadedFile]
 
 
-def load_inputs(paths: list[str], config: Config, *, extra_context: tuple[str, ...] = (),
-                stdin_name: str = "<stdin>", forced_type: str | None = None) -> Inputs:
+def plan(paths: list[str], config: Config, *, extra_context: tuple[str, ...] = (),
+         forced_type: str | None = None) -> tuple[list[Entry], list[LoadedFile]]:
+    """What to read, in the order every run uses: checked files first, then context files
+    (those not checked anyway).  Paths that match nothing become problem-only files."""
     targets, problems = expand(paths, config.exclude)
-    files = [_read(t, config, stdin_name, forced_type) for t in targets]
-    if problems:
-        files.extend(_problem_file(problem) for problem in problems)
+    forced_type = None if forced_type == "manifest" else forced_type
+    entries: list[Entry] = [(t, False, forced_type or _configured_type(t.path, config)) for t in targets]
     checked = {os.path.abspath(t.path) for t in targets}
     context_paths = resolve_paths(config, config.context) + list(extra_context)
     context_targets, _ = expand(context_paths, config.exclude) if context_paths else ([], [])
-    context = [read_target(t, config.limits, is_context=True) for t in context_targets
-               if os.path.abspath(t.path) not in checked]
-    return Inputs(files, context)
+    entries += [(t, True, _configured_type(t.path, config)) for t in context_targets
+                if os.path.abspath(t.path) not in checked]
+    return entries, [_problem_file(problem) for problem in problems]
 
 
-def _read(target: Target, config: Config, stdin_name: str, forced_type: str | None) -> LoadedFile:
-    loaded = read_target(target, config.limits, stdin_name=stdin_name)
-    file_type = forced_type or _configured_type(target.path, config)
-    if file_type not in (None, "manifest"):
+def load_inputs(paths: list[str], config: Config, *, extra_context: tuple[str, ...] = (),
+                stdin_name: str = "<stdin>", forced_type: str | None = None) -> Inputs:
+    entries, problem_files = plan(paths, config, extra_context=extra_context, forced_type=forced_type)
+    return read_entries(entries, problem_files, config, stdin_name)
+
+
+def read_entries(entries: list[Entry], problem_files: list[LoadedFile], config: Config,
+                 stdin_name: str = "<stdin>") -> Inputs:
+    files, context = [], []
+    for target, is_context, file_type in entries:
+        loaded = read_target(target, config.limits, is_context=is_context, stdin_name=stdin_name)
         loaded.source.file_type = file_type
-    return loaded
+        (context if is_context else files).append(loaded)
+    return Inputs(files + problem_files, context)
 
 
 def _configured_type(path: str, config: Config) -> str | None:
     for pattern, file_type in config.types.items():
         if fnmatch.fnmatch(path, pattern) or fnmatch.fnmatch(Path(path).name, pattern):
-            return file_type
+            return None if file_type == "manifest" else file_type
     return None
 
 
@@ -72,3 +84,24 @@ def check(inputs: Inputs, config: Config, rules=None, *, use_suppressions: bool 
     rules = load_rules(config) if rules is None else rules
     checker = Checker(rules, config, use_suppressions=use_suppressions, progress=progress)
     return checker.run(inputs.files, inputs.context)
+
+
+def run_check(paths: list[str], config: Config, rules, *, jobs: int = 1, use_suppressions: bool = True,
+              extra_context: tuple[str, ...] = (), stdin_name: str = "<stdin>",
+              forced_type: str | None = None, progress=None) -> RunResult:
+    """Check ``paths``; with ``jobs`` > 1 and enough files, in worker processes (same findings)."""
+    from kueuelint.checks import parallel
+
+    entries, problem_files = plan(paths, config, extra_context=extra_context, forced_type=forced_type)
+    checked = sum(1 for _, is_context, _ in entries if not is_context)
+    reads_stdin = any(target.path == "-" for target, _, _ in entries)
+    if reads_stdin or not parallel.worth_parallel(jobs, checked):
+        inputs = read_entries(entries, problem_files, config, stdin_name)
+        return check(inputs, config, rules, use_suppressions=use_suppressions, progress=progress)
+    result = parallel.run_parallel(entries, config, rules, jobs=jobs, use_suppressions=use_suppressions,
+                                   stdin_name=stdin_name)
+    if problem_files:
+        extra = check(Inputs(problem_files, []), config, rules, use_suppressions=use_suppressions)
+        result.findings = sorted(result.findings + extra.findings, key=lambda f: f.sort_key())
+        result.files += extra.files
+    return result

@@ -70,7 +70,7 @@ class Checker:
 
     def _identify(self, loaded: LoadedFile) -> FileState:
         state = FileState(loaded)
-        detector = _shape_detector()
+        detector = shape_detector()
         for doc in loaded.documents:
             obj = identify(doc, self.config.default_namespace, detector)
             if obj is not None:
@@ -262,7 +262,7 @@ def _per_file_ignored(per_file: dict[str, tuple[str, ...]], code: str, path: str
     return False
 
 
-def _shape_detector():
+def shape_detector():
     try:
         from kueuelint.identify.shapes import detect_shape
     except ImportError:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 import traceback
 
 from kueuelint.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
@@ -42,6 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sel.add_argument("--no-suppressions", action="store_true",
                      help="ignore every suppression comment and annotation (for admins)")
     inp = parser.add_argument_group("input")
+    inp.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
+                     help="worker processes for large runs (default: the number of cores)")
     inp.add_argument("--context", action="append", default=[], metavar="PATH",
                      help="also load PATH for cross-references, without reporting on it")
     inp.add_argument("--stdin-filename", default="<stdin>", metavar="NAME",
@@ -77,25 +80,37 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_checks(args, config, rules):
     from kueuelint import pipeline
-    from kueuelint.checks.runner import Checker
     from kueuelint.findings import RunResult
+
+    from kueuelint.checks.parallel import default_jobs
 
     show_progress = not args.no_progress and not args.quiet and sys.stderr.isatty()
     progress = progress_printer(sys.stderr) if show_progress else None
-    checker = Checker(rules, config, use_suppressions=not args.no_suppressions, progress=progress)
+    started = time.perf_counter()
     try:
-        inputs = pipeline.load_inputs(args.paths, config, extra_context=tuple(args.context),
-                                      stdin_name=args.stdin_filename, forced_type=args.file_type)
-        return checker.run(inputs.files, inputs.context)
-    except Exception as exc:  # the tool's own bug: keep what was found, say so, exit 2
+        result = pipeline.run_check(
+            args.paths, config, rules, jobs=args.jobs or default_jobs(),
+            use_suppressions=not args.no_suppressions, extra_context=tuple(args.context),
+            stdin_name=args.stdin_filename, forced_type=args.file_type, progress=progress)
+    except Exception as exc:  # the tool's own bug: say so and exit 2, never a bare traceback
         context = traceback.format_exc(limit=-3).strip().splitlines()
         message = f"internal error, please report: {type(exc).__name__}: {exc} ({context[-3].strip()})"
-        checker.findings.sort(key=lambda f: f.sort_key())
-        return RunResult(checker.findings, rules={c: r.meta for c, r in rules.items()},
-                         internal_error=message)
+        return RunResult([], rules={c: r.meta for c, r in rules.items()}, internal_error=message)
     finally:
         if progress:
             progress(0, 0)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
 
 
 def _write_reports(result, outputs, args) -> None:

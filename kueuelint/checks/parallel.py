@@ -1,0 +1,152 @@
+"""Spread a large run over worker processes with the same results as a serial run.
+
+Each worker parses and checks its own shard of the files.  Cross-object rules need every
+object of the run, so the workers first send back the plain data of the objects they
+identified; the parent hands the complete list, in the serial run's order, to every
+worker, which rebuilds the same inventory before checking its shard.  Findings always
+belong to the file being checked, so no finding depends on which worker holds which file.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+import traceback
+from dataclasses import dataclass
+
+from kueuelint.config import Config
+from kueuelint.findings import Finding, RunResult
+from kueuelint.load.discover import Target, read_target
+from kueuelint.load.source import Document, SourceFile
+
+MIN_FILES_PER_WORKER = 64
+
+
+@dataclass
+class FileSummary:
+    index: int                        # position in the serial run's order
+    path: str
+    is_context: bool
+    file_type: str | None
+    documents: list[tuple[int, int, object]]   # (document index, first line, data)
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
+def worth_parallel(jobs: int, files: int) -> bool:
+    return jobs > 1 and files >= 2 * MIN_FILES_PER_WORKER
+
+
+def shard(sizes: list[int], jobs: int) -> list[list[int]]:
+    """Largest files first onto the least loaded worker: balanced and deterministic."""
+    loads = [[0, n, []] for n in range(jobs)]
+    for index in sorted(range(len(sizes)), key=lambda i: (-sizes[i], i)):
+        target = min(loads, key=lambda load: (load[0], load[1]))
+        target[0] += sizes[index] + 1
+        target[2].append(index)
+    return [sorted(load[2]) for load in loads if load[2]]
+
+
+def run_parallel(entries: list[tuple[Target, bool, str | None]], config: Config, rules, *,
+                 jobs: int, use_suppressions: bool, stdin_name: str) -> RunResult:
+    """``entries`` are (target, is_context, file type) in the serial run's order."""
+    started = time.perf_counter()
+    sizes = [_size(target.path) for target, _, _ in entries]
+    shards = shard(sizes, jobs)
+    context = multiprocessing.get_context("fork")
+    workers = []
+    for indices in shards:
+        parent_end, child_end = context.Pipe()
+        process = context.Process(target=_worker, args=(child_end, [(i, entries[i]) for i in indices],
+                                                          config, rules, use_suppressions, stdin_name))
+        process.start()
+        child_end.close()
+        workers.append((process, parent_end))
+    try:
+        summaries = sorted((s for _, conn in workers for s in _receive(conn)), key=lambda s: s.index)
+        for _, conn in workers:
+            conn.send(summaries)
+        findings, files, objects = [], 0, 0
+        for _, conn in workers:
+            shard_findings, shard_files, shard_objects = _receive(conn)
+            findings += shard_findings
+            files += shard_files
+            objects += shard_objects
+    finally:
+        for process, conn in workers:
+            conn.close()
+            process.join(timeout=5)
+            if process.is_alive():
+                process.kill()
+    return RunResult(sorted(findings, key=Finding.sort_key), files=files, objects=objects,
+                     seconds=time.perf_counter() - started,
+                     rules={code: rule.meta for code, rule in rules.items()})
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+def _receive(conn):
+    message = conn.recv()
+    if isinstance(message, tuple) and message and message[0] == "__error__":
+        raise RuntimeError(f"worker failed: {message[1]}")
+    return message
+
+
+def _worker(conn, shard_entries, config: Config, rules, use_suppressions: bool, stdin_name: str) -> None:
+    try:
+        from kueuelint.checks.runner import Checker
+        from kueuelint.index.inventory import Inventory
+
+        checker = Checker(rules, config, use_suppressions=use_suppressions)
+        own = {}
+        for index, (target, is_context, file_type) in shard_entries:
+            loaded = read_target(target, config.limits, is_context=is_context, stdin_name=stdin_name)
+            loaded.source.file_type = file_type
+            own[index] = checker.identify_files([loaded])[0]
+        conn.send([_summarise(index, state) for index, state in own.items()])
+        everything = conn.recv()
+        objects = _objects_in_order(everything, own, checker, config)
+        inventory = Inventory(objects, require_complete=config.require_complete)
+        checked = [state for state in own.values() if not state.loaded.source.is_context]
+        findings = checker.check_states(checked, inventory)
+        conn.send((findings, len(checked), sum(len(s.objects) for s in checked)))
+    except Exception:  # reported by the parent as an internal error
+        conn.send(("__error__", traceback.format_exc(limit=-4)))
+    finally:
+        conn.close()
+
+
+def _summarise(index: int, state) -> FileSummary:
+    source = state.loaded.source
+    return FileSummary(index, source.path, source.is_context, source.file_type,
+                       [(obj.doc.index, obj.doc.line, obj.doc.data) for obj in state.objects])
+
+
+def _objects_in_order(summaries: list[FileSummary], own: dict, checker, config: Config) -> list:
+    """Every object of the run in serial order: own ones with positions, the rest as data."""
+    from kueuelint.identify.objects import identify
+    from kueuelint.checks.runner import shape_detector
+
+    detector = shape_detector()
+    objects = []
+    for summary in summaries:
+        if summary.index in own:
+            objects.extend(own[summary.index].objects)
+            continue
+        source = SourceFile(summary.path, is_context=summary.is_context, file_type=summary.file_type)
+        for doc_index, line, data in summary.documents:
+            obj = identify(Document(source, doc_index, data, None, line), config.default_namespace, detector)
+            if obj is not None:
+                objects.append(obj)
+    return objects

@@ -1,0 +1,62 @@
+"""-j N gives exactly the findings of -j 1, including cross-object ones across shards."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from conftest import CORPUS, REPO
+
+from kueuelint import pipeline
+from kueuelint.checks import parallel
+from kueuelint.config import Config
+
+
+def findings_of(result):
+    return [(f.location, f.code, f.message, f.severity) for f in result.findings]
+
+
+@pytest.fixture
+def repo_copy(tmp_path):
+    shutil.copytree(CORPUS, tmp_path / "corpus")
+    shutil.copytree(REPO / "fixtures" / "examples", tmp_path / "examples")
+    (tmp_path / "missing-dir-is-fine").mkdir()
+    return tmp_path
+
+
+def test_parallel_equals_serial_on_the_corpus(repo_copy, monkeypatch):
+    monkeypatch.setattr(parallel, "MIN_FILES_PER_WORKER", 1)
+    config = Config()
+    rules = pipeline.load_rules(config)
+    paths = [str(repo_copy), str(repo_copy / "nope.yaml")]
+    serial = pipeline.run_check(paths, config, rules, jobs=1)
+    spread = pipeline.run_check(paths, config, rules, jobs=3)
+    assert findings_of(serial) == findings_of(spread)
+    assert (serial.files, serial.objects) == (spread.files, spread.objects)
+    assert any(f.code == "KQ003" for f in spread.findings)
+
+
+def test_cross_file_references_are_seen_by_every_worker(tmp_path, monkeypatch):
+    monkeypatch.setattr(parallel, "MIN_FILES_PER_WORKER", 1)
+    (tmp_path / "a-queue.yaml").write_text(
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata:\n  name: q\n  namespace: ns\n"
+        "spec:\n  clusterQueue: cq\n")
+    for n in range(6):
+        (tmp_path / f"job-{n}.yaml").write_text(
+            f"apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j{n}\n  namespace: ns\n  labels:\n"
+            f"    kueue.x-k8s.io/queue-name: {'q' if n % 2 else 'missing'}\n")
+    config = Config()
+    rules = pipeline.load_rules(config)
+    serial = pipeline.run_check([str(tmp_path)], config, rules, jobs=1)
+    spread = pipeline.run_check([str(tmp_path)], config, rules, jobs=2)
+    assert findings_of(serial) == findings_of(spread)
+
+
+def test_shards_are_balanced_and_deterministic():
+    sizes = [100, 1, 1, 1, 50, 50]
+    assert parallel.shard(sizes, 2) == parallel.shard(sizes, 2)
+    shards = parallel.shard(sizes, 2)
+    loads = [sum(sizes[i] for i in s) for s in shards]
+    assert max(loads) - min(loads) <= 3
+    assert sorted(i for s in shards for i in s) == list(range(6))
