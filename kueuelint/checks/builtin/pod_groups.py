@@ -145,6 +145,10 @@ def _namespace_labels(ctx: RuleContext, namespace: str) -> dict | None:
 
 
 def _decide(selector: dict, labels: dict | None, namespace: str) -> bool | None:
+    match_labels, expressions = selector.get("matchLabels"), selector.get("matchExpressions")
+    if not isinstance(match_labels, (dict, type(None))) or not isinstance(expressions, (list, type(None))) \
+            or not all(isinstance(expr, dict) for expr in expressions or ()):
+        return None  # a malformed selector is the Configuration rules' to report
     if labels is None:
         keys = set((selector.get("matchLabels") or {}).keys()) | {
             expr.get("key") for expr in selector.get("matchExpressions") or () if isinstance(expr, dict)}
@@ -183,7 +187,7 @@ def _total_text(pod: KObject) -> str | None:
 
 def _total(pod: KObject) -> int | None:
     text = _total_text(pod)
-    return int(text) if text is not None and GO_INT.match(text.strip()) else None
+    return int(text) if text is not None and GO_INT.match(text) else None
 
 
 def _members(ctx: RuleContext, pod: KObject) -> list[KObject]:
@@ -230,7 +234,7 @@ def pod_group_metadata_invalid(obj: KObject, ctx: RuleContext):
     text = _total_text(obj)
     if text is None or not group:
         return
-    if not GO_INT.match(text.strip()):
+    if not GO_INT.match(text):
         reason = f"{text!r} is not an integer"
     elif int(text) < 1:
         reason = "group total count should be greater than zero"
@@ -350,16 +354,29 @@ def managed_label_set_by_hand(obj: KObject, ctx: RuleContext):
 @rule("KQ610")
 def non_suspendable_preemption(obj: KObject, ctx: RuleContext):
     queue, path = _queue(obj)
+    how = f"its LocalQueue {queue!r} feeds"
+    if queue is None and _has_default_queue(ctx, obj):
+        queue, path = "default", ("metadata",)
+        how = ("having no queue label, it goes to the namespace's LocalQueue 'default', and that "
+               "feeds")
     if queue is None or obj.key not in NON_SUSPENDABLE:
         return
     found = _preempting_queues(ctx, obj.namespace, queue)
     if found:
         cluster_queue, settings = found[0]
         yield Violation(path=path, args={"detail": (
-            f"cannot be suspended (Kueue can only evict its pods), but its LocalQueue {queue!r} "
-            f"feeds ClusterQueue {cluster_queue.name!r}, which preempts ({', '.join(settings)}); "
+            f"cannot be suspended (Kueue can only evict its pods), but {how} ClusterQueue "
+            f"{cluster_queue.name!r}, which preempts ({', '.join(settings)}); "
             f"a preempted {obj.kind} loses its running pods and may not come back while the "
             "queue is full. Use a ClusterQueue whose preemption policies are all Never")})
+
+
+def _has_default_queue(ctx: RuleContext, obj: KObject) -> bool:
+    # Kueue defaults the label to "default" when that LocalQueue exists in the namespace; an
+    # object without metadata.namespace may land anywhere, so only explicit namespaces count.
+    return bool(obj.metadata.get("namespace")) and any(
+        lq.name == "default" and lq.namespace == obj.namespace
+        for lq in ctx.inventory.kueue_of_kind("LocalQueue"))
 
 
 def _preempting_queues(ctx: RuleContext, namespace: str | None, queue: str) -> list:

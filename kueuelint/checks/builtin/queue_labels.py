@@ -141,7 +141,8 @@ def _example(field: str, value: object) -> str:
 
 def _non_string_values(values: dict, path: tuple) -> Iterator[Violation]:
     for key, value in values.items():
-        if isinstance(key, str) and key.startswith(KUEUE_PREFIX) and not isinstance(value, str):
+        # null is read as an empty string, not refused
+        if isinstance(key, str) and key.startswith(KUEUE_PREFIX) and not isinstance(value, (str, type(None))):
             yield Violation(path=path + (key,), at_value=True, args={"detail": (
                 f"{dotted(path)}[{key}] is {_describe(value)} ({_yaml_text(value)}); label and annotation "
                 f"values must be strings, so the API server rejects the object: quote it "
@@ -207,9 +208,11 @@ def _overrides(obj: KObject) -> str:
 def queue_name_invalid(obj: KObject, ctx: RuleContext):
     for path in label_homes(obj):
         labels = obj.get(*path)
-        value = labels.get(QUEUE_LABEL) if isinstance(labels, dict) else None
-        if not isinstance(value, str):
-            continue  # absent, or not a string (KQ202)
+        if not isinstance(labels, dict) or QUEUE_LABEL not in labels:
+            continue
+        value = labels[QUEUE_LABEL]
+        if not isinstance(value, (str, type(None))):
+            continue  # not a string: KQ202's
         if not value:
             yield Violation(path=path + (QUEUE_LABEL,), at_value=True, severity=Severity.WARNING,
                             args={"detail": (
