@@ -58,7 +58,7 @@ def integration_not_enabled(obj: KObject, ctx: RuleContext):
     queue, path = _queue(obj)
     if config is None or queue is None or obj.key not in FRAMEWORKS:
         return
-    enabled = _frameworks(config)
+    enabled = enabled_frameworks(config)
     needed = [FRAMEWORKS[obj.key]]
     if needed[0] in POD_BASED[:3] and ctx.kueue_version < IMPLICIT_POD_SINCE:
         needed.append("pod")
@@ -71,7 +71,7 @@ def integration_not_enabled(obj: KObject, ctx: RuleContext):
             f"{' and '.join(repr(m) for m in missing)} to integrations.frameworks")})
 
 
-def _frameworks(config: dict) -> list[str]:
+def enabled_frameworks(config: dict) -> list[str]:
     integrations = config.get("integrations")
     listed = integrations.get("frameworks") if isinstance(integrations, dict) else None
     names = [name for name in listed if isinstance(name, str)] if isinstance(listed, list) else []
@@ -251,8 +251,7 @@ def pod_group_inconsistent(obj: KObject, ctx: RuleContext):
     members = _members(ctx, obj) if group else []
     if len(members) < 2:
         return
-    for what, read, path in (("queue", _pod_queue, ("metadata", "labels", QUEUE_LABEL)),
-                             ("total count", _total_text, ("metadata", "annotations", TOTAL_KEY))):
+    for what, read, path in _compared(ctx):
         values = [read(member) for member in members]
         if what == "total count":  # pods without a count are KQ603's
             values = [value for value in values if value is not None]
@@ -268,10 +267,29 @@ def pod_group_inconsistent(obj: KObject, ctx: RuleContext):
                 f"none of them starts: give every pod the same {what}")})
 
 
-def _pod_queue(pod: KObject) -> str | None:
+def _compared(ctx: RuleContext) -> list:
+    """(what, reader, path) of every value the pods of a group must share: the queue, the total
+    count, and the labels the Kueue Configuration copies from the pods to the Workload."""
+    compared = [("queue", _pod_queue, ("metadata", "labels", QUEUE_LABEL)),
+                ("total count", _total_text, ("metadata", "annotations", TOTAL_KEY))]
+    config = ctx.inventory.kueue_configuration() or {}
+    integrations = config.get("integrations") if isinstance(config.get("integrations"), dict) else {}
+    keys = integrations.get("labelKeysToCopy")
+    for key in keys if isinstance(keys, list) else ():
+        if isinstance(key, str):
+            compared.append((f"label {key}", lambda pod, key=key: _label(pod, key),
+                             ("metadata", "labels", key)))
+    return compared
+
+
+def _label(pod: KObject, key: str) -> str | None:
     labels = pod.get("metadata", "labels")
-    value = labels.get(QUEUE_LABEL) if isinstance(labels, dict) else None
+    value = labels.get(key) if isinstance(labels, dict) else None
     return value if isinstance(value, str) else None
+
+
+def _pod_queue(pod: KObject) -> str | None:
+    return _label(pod, QUEUE_LABEL)
 
 
 def _say(value: object) -> str:

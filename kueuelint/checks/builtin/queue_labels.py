@@ -172,6 +172,10 @@ def queue_label_wrong_object(obj: KObject, ctx: RuleContext):
     if not misplaced:
         return
     if home_path is None:
+        misplaced = [(path, value) for path, value in misplaced
+                     if not _queued_as_plain_pods(obj, ctx, path)]
+        if not misplaced:
+            return
         path, value = misplaced[0]
         others = f" (and {len(misplaced) - 1} more place(s))" if len(misplaced) > 1 else ""
         yield Violation(path=path + (QUEUE_LABEL,), args={"detail": (
@@ -185,6 +189,19 @@ def queue_label_wrong_object(obj: KObject, ctx: RuleContext):
                 f"sets {QUEUE_LABEL}={value} in {dotted(path)} but {home_value} in "
                 f"{dotted(home_path[:-1])}; Kueue uses {home_value!r} and "
                 f"{_overrides(obj)} the other value; remove it")})
+
+
+def _queued_as_plain_pods(obj: KObject, ctx: RuleContext, path: tuple) -> bool:
+    """True when a pod-template label does work: the run's Kueue Configuration enables ``pod``
+    but not the kind's own integration, so the pods are queued one by one as plain pods (how
+    Deployments were queued before Kueue had a Deployment integration)."""
+    from kueuelint.checks.builtin.pod_groups import FRAMEWORKS, enabled_frameworks
+
+    config = ctx.inventory.kueue_configuration()
+    if config is None or obj.key not in FRAMEWORKS or "template" not in path:
+        return False
+    enabled = enabled_frameworks(config)
+    return "pod" in enabled and FRAMEWORKS[obj.key] not in enabled
 
 
 def _hint(obj: KObject, path: tuple) -> str:
