@@ -32,6 +32,9 @@ def validate(group: str, version: str, kind: str, data: Any) -> list[SchemaIssue
     model = model_for(group, version, kind)
     if model is None:
         return None
+    from kueuelint.schema.celrules import cel_value
+
+    data = cel_value(data)  # judge the JSON kubectl would send, like the CRD path does
     try:
         model.model_validate(data)
     except ValidationError as exc:

@@ -55,7 +55,8 @@ def _site(path: tuple, raw: dict) -> RuleSite:
 
 
 def cel_value(value: Any) -> Any:
-    """Plain JSON-like data for the CEL engines (YAML timestamps become RFC 3339 strings)."""
+    """The JSON the API server would receive: string keys, YAML timestamps as RFC 3339 text.
+    A fresh copy, so later defaulting never touches the caller's data."""
     if isinstance(value, dict):
         return {str(k): cel_value(v) for k, v in value.items()}
     if isinstance(value, list):

@@ -120,6 +120,7 @@ def validate(version: CrdVersion, data: Any, old: Any = MISSING,
     """All issues the CRD finds in ``data`` (and the runner, for its skip counts)."""
     from kueuelint.schema import metadata, openapi
 
+    data = cel_value(data)  # what kubectl sends: JSON, so string keys and string timestamps
     defaulted = structural.apply_defaults(version.schema, data)
     issues = openapi.check(version.validator(), defaulted, version.judge)
     issues.extend(metadata.check(data, version.judge))
@@ -128,7 +129,7 @@ def validate(version: CrdVersion, data: Any, old: Any = MISSING,
     runner = RuleRunner(programs_for(version, engine), version.judge)
     old_value = MISSING if old is MISSING else cel_value(
         structural.apply_defaults(version.schema, old))
-    issues.extend(runner.run(version.schema, cel_value(defaulted), old_value))
+    issues.extend(runner.run(version.schema, defaulted, old_value))
     return issues, runner
 
 

@@ -45,7 +45,8 @@ class SchemaIssue:
 
 def did_you_mean(unknown: str, known: Iterable[str]) -> str | None:
     """The known field the user most likely meant, or None."""
-    known = list(known)
+    known = [str(name) for name in known]
+    unknown = str(unknown)
     renamed = RENAMES.get(unknown)
     if renamed in known:
         return renamed
@@ -57,6 +58,7 @@ def did_you_mean(unknown: str, known: Iterable[str]) -> str | None:
 
 
 def unknown_field_message(name: str, known: Iterable[str]) -> str:
+    name = str(name)
     hint = did_you_mean(name, known)
     if hint:
         return f"unknown field {name!r}; did you mean {hint!r}?"

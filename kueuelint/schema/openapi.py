@@ -36,13 +36,22 @@ def _list_type(validator, list_type, instance, schema) -> Iterator:
             identity = {key: item.get(key) for key in keys}
         else:
             identity = item
-        text = json.dumps(identity, sort_keys=True, default=str)
+        text = json.dumps(_plain(identity), sort_keys=True, default=str)
         if text in seen:
             from jsonschema import ValidationError
 
             yield ValidationError(f"Duplicate value: {text}", path=[position],
                                   validator="x-kubernetes-list-type")
         seen.add(text)
+
+
+def _plain(value):
+    """JSON-safe identity for duplicate detection (YAML allows non-string keys)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
 
 
 def _format(validator, fmt, instance, schema) -> Iterator:

@@ -1,0 +1,85 @@
+"""Neither judge crashes on arbitrary data: any value anywhere becomes issues, never an
+exception (a crash would turn into a KQ009 rule error and hide the real findings)."""
+
+from __future__ import annotations
+
+import copy
+import datetime
+import os
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kueuelint.schema import builtin, crd
+from kueuelint.schema.embedded import configuration_issues
+from kueuelint.schema.sources import crd_index
+
+CRD_DIR = os.environ.get("KUEUELINT_KUEUE_CRDS", "/work/shared/kueue-crds")
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "fixtures", "schema",
+                                "crd-rules"))
+from cases import base  # noqa: E402
+
+INDEX = crd_index(paths=[CRD_DIR]) if os.path.isdir(CRD_DIR) else None
+KINDS = ("ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue", "AdmissionCheck", "Topology",
+         "MultiKueueConfig", "MultiKueueCluster", "Workload")
+SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70), st.floats(),
+                    st.text(max_size=8), st.dates(), st.datetimes())
+VALUES = st.recursive(SCALARS, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=6) | st.integers(), inner,
+                                                 max_size=3)), max_leaves=8)
+
+
+def _paths(value, prefix=()):
+    yield prefix
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _paths(item, prefix + (key,))
+    elif isinstance(value, list):
+        for position, item in enumerate(value):
+            yield from _paths(item, prefix + (position,))
+
+
+def _replace(obj, path, value):
+    if not path:
+        return value
+    obj = copy.deepcopy(obj)
+    node = obj
+    for step in path[:-1]:
+        node = node[step]
+    node[path[-1]] = value
+    return obj
+
+
+@pytest.mark.skipif(INDEX is None, reason="Kueue CRDs not available")
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(kind=st.sampled_from(KINDS), version=st.sampled_from(("v1beta1", "v1beta2")),
+       choice=st.integers(0, 10_000), value=VALUES)
+def test_no_judge_crashes(kind, version, choice, value):
+    obj = base(kind, version)
+    paths = list(_paths(obj))
+    mutated = _replace(obj, paths[choice % len(paths)], value)
+    built = builtin.validate("kueue.x-k8s.io", version, kind, mutated)
+    assert built is not None
+    issues, _ = crd.validate(INDEX.get("kueue.x-k8s.io", kind, version), mutated)
+    assert all(isinstance(i.message, str) for i in issues)
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=st.text(max_size=60))
+def test_embedded_configuration_never_crashes(text):
+    configuration_issues({"data": {"controller_manager_config.yaml": text}})
+    configuration_issues({"data": {"controller_manager_config.yaml":
+                                   "apiVersion: config.kueue.x-k8s.io/v1beta2\n" + text}})
+
+
+def test_yaml_timestamps_reach_cel_as_strings():
+    obj = base("Workload", "v1beta2")
+    obj["status"] = {"conditions": [{"type": "QuotaReserved", "status": "True", "reason": "R",
+                                     "message": "", "lastTransitionTime":
+                                     datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)}]}
+    if INDEX is None:
+        pytest.skip("Kueue CRDs not available")
+    issues, _ = crd.validate(INDEX.get("kueue.x-k8s.io", "Workload", "v1beta2"), obj)
+    assert issues == []
