@@ -76,9 +76,20 @@ def _by_crd(obj: KObject, ctx: RuleContext, index) -> list:
                             f"served by the CRD for {obj.kind} (served: {', '.join(served)})",
                             "CRD", at_value=True)]
     engine = _setting(ctx, "cel_engine", "cel-engine")
-    issues, _ = crd.validate(version, obj.data,
-                             engine=None if engine in (None, "", "auto") else engine)
+    issues, runner = crd.validate(version, obj.data,
+                                  engine=None if engine in (None, "", "auto") else engine)
+    if runner is not None:
+        stats = run_stats(ctx.inventory)
+        stats["cel_rules_evaluated"] += runner.evaluated
+        stats["transition_rules_skipped"] += runner.skipped_transition
     return issues
+
+
+def run_stats(inventory) -> dict:
+    """Counts for ``-v``: CEL rule evaluations, and transition rules (``oldSelf``) skipped
+    because a plain file has no old version (they run under ``kueuelint diff``)."""
+    return inventory.cache.setdefault("schema:stats", {"cel_rules_evaluated": 0,
+                                                       "transition_rules_skipped": 0})
 
 
 def _setting(ctx: RuleContext, attribute: str, option: str):
