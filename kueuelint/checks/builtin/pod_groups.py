@@ -37,6 +37,9 @@ FRAMEWORKS = {
     "workload.codeflare.dev/AppWrapper": "workload.codeflare.dev/appwrapper",
     "sparkoperator.k8s.io/SparkApplication": "sparkoperator.k8s.io/sparkapplication",
 }
+# Kinds whose labels reach the pods even when the owning integration is off: with "pod" on,
+# the pods are then queued one by one (upstream Notebooks copy labels only to the pod template).
+POD_FALLBACK = ("kubeflow.org/Notebook", "serving.kserve.io/InferenceService")
 DEFAULT_FRAMEWORKS = ("batch/job",)
 POD_BASED = ("deployment", "statefulset", "leaderworkerset.x-k8s.io/leaderworkerset", "pod")
 IMPLICIT_POD_SINCE = (0, 15)          # pod-based frameworks stopped needing "pod" listed
@@ -62,6 +65,8 @@ def integration_not_enabled(obj: KObject, ctx: RuleContext):
     needed = [FRAMEWORKS[obj.key]]
     if needed[0] in POD_BASED[:3] and ctx.kueue_version < IMPLICIT_POD_SINCE:
         needed.append("pod")
+    if obj.key in POD_FALLBACK and "pod" in enabled:
+        return
     missing = [name for name in needed if name not in enabled and not _external(config, obj)]
     if missing:
         yield Violation(path=path, args={"detail": (
@@ -90,6 +95,8 @@ def _pod_note(obj: KObject, missing: list[str]) -> str:
     if "pod" in missing and obj.key == "Pod":
         return (" (enabling deployment, statefulset or leaderworkerset turns on pod handling "
                 "only for their own pods; plain pods need \"pod\" itself)")
+    if obj.key in POD_FALLBACK:
+        return " (or \"pod\", which queues its pods one by one)"
     if obj.key == "tekton.dev/PipelineRun":
         return " (Tekton runs every task as a plain pod, which Kueue queues one by one)"
     if "pod" in missing:
