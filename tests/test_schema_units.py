@@ -8,7 +8,7 @@ import pytest
 
 from kueuelint.schema import builtin, crd, structural
 from kueuelint.schema.crd import CrdIndex
-from kueuelint.schema.issues import CEL_RULE, CEL_UNSUPPORTED, OPENAPI, did_you_mean
+from kueuelint.schema.issues import CEL_RULE, CEL_UNSUPPORTED, did_you_mean
 
 ENGINES = ("cel-expr-python", "cel-python")
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal, Optional
+from typing import Annotated, Any, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, PlainValidator, StringConstraints
 from pydantic.alias_generators import to_camel
@@ -153,6 +153,3 @@ def unique_names(items, key: str = "name"):
         seen.add(value)
     return items
 
-
-def kind_literal(kind: str):
-    return Literal[kind]  # type: ignore[valid-type]

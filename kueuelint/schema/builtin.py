@@ -17,12 +17,6 @@ _TYPE_NAMES = {"int_type": "integer", "int_from_float": "integer", "string_type"
                "model_type": "object", "list_type": "array", "model_attributes_type": "object"}
 
 
-def has_model(group: str, version: str, kind: str) -> bool:
-    from kueuelint.models import model_for
-
-    return model_for(group, version, kind) is not None
-
-
 def validate(group: str, version: str, kind: str, data: Any) -> list[SchemaIssue] | None:
     """Issues found by the built-in model, or None when there is no model for this kind."""
     from pydantic import ValidationError
