@@ -106,12 +106,12 @@ class Checker:
                 self._report_rule_error(state, rule, obj, exc)
                 continue
             results.append((rule, violations))
-        replaced = [entry for _, violations in results for v in violations
-                    for entry in getattr(v, "replaces", ())]
+        replaced = {(code, tuple(path)) for _, violations in results for v in violations
+                    for code, path in getattr(v, "replaces", ())}
         for rule, violations in results:
             for violation in violations:
-                if replaced and violation.obj is None and _is_replaced(rule.meta.code, violation,
-                                                                       replaced):
+                if replaced and violation.obj is None and \
+                        (rule.meta.code, tuple(violation.path)) in replaced:
                     continue  # another rule reports the same mistake with a better message
                 self._report_violation(state, rule, obj, violation)
 
@@ -239,11 +239,6 @@ class Checker:
                 source_line = state.loaded.source.line_text(location.line)
                 self.findings.append(Finding(code, rule.meta.name, self.config.severity.get(
                     code, rule.meta.severity), message, location, source_line=source_line))
-
-
-def _is_replaced(code: str, violation: Violation, replaced: list) -> bool:
-    path = tuple(violation.path)
-    return any(entry_code == code and tuple(entry_path) == path for entry_code, entry_path in replaced)
 
 
 def _render(template: str, obj: KObject, args: dict) -> str:
