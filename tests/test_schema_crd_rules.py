@@ -72,9 +72,19 @@ def test_rule_accepts_and_rejects(version, site, engine):
     rejected, _ = crd.validate(version, case["fail"], old, engine=engine)
     assert not [i for i in rejected if i.code not in (CEL_RULE,)], \
         f"fail fixture breaks more than CEL rules: {[i.message for i in rejected]}"
-    assert any(i.extra.get("rule") == site.rule for i in rejected), \
-        f"rule did not reject the fail fixture; got {[i.message for i in rejected]}"
+    hits = [i for i in rejected if i.extra.get("rule") == site.rule]
+    assert hits, f"rule did not reject the fail fixture; got {[i.message for i in rejected]}"
+    assert all(_at_site(i.path, site.schema_path) for i in hits), \
+        f"finding not at the rule's level {site.schema_path}: {[i.path for i in hits]}"
     assert CEL_UNSUPPORTED not in {i.code for i in rejected}
+
+
+def _at_site(path: tuple, pattern: tuple) -> bool:
+    """A concrete field path matches the rule's schema path ('[]' = any index, '{}' = any key)."""
+    if len(path) != len(pattern):
+        return False
+    return all(p == q or (q == "[]" and isinstance(p, int)) or q == "{}"
+               for p, q in zip(path, pattern))
 
 
 def test_every_fixture_matches_a_rule():
