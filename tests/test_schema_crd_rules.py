@@ -99,3 +99,18 @@ def test_rule_count():
     """The count the issue asks to report; update deliberately when the CRDs change."""
     assert len(SITES) == 75
     assert len({p.values[1].rule for p in SITES}) == 39
+
+
+def test_committed_fixtures_match_cases(tmp_path):
+    """fixtures/schema/crd-rules/*.yaml are generated from cases.py: regenerate and compare."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("crd_rules_generate",
+                                                  os.path.join(FIXTURES, "_generate.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main(CRD_DIR, str(tmp_path))
+    fresh = {p.name: p.read_text() for p in tmp_path.glob("*.yaml")}
+    committed = {os.path.basename(p): open(p, encoding="utf-8").read()
+                 for p in glob.glob(os.path.join(FIXTURES, "*.yaml"))}
+    assert fresh == committed, "run fixtures/schema/crd-rules/_generate.py and commit the result"
