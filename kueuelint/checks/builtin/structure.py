@@ -355,3 +355,71 @@ def namespace_selector_syntax(obj: KObject, ctx: RuleContext):
     for where, problem in selector_problems(obj.spec.get("namespaceSelector"), path):
         yield Violation(path=where, at_value=True, args={"detail": (
             f"namespaceSelector is invalid: {problem}; Kueue rejects the ClusterQueue")})
+
+
+# --- KQ412: cohort-only settings on a queue without a cohort -----------------------------------
+
+@rule("KQ412")
+def cohort_settings_without_cohort(obj: KObject, ctx: RuleContext):
+    if cohort_of(obj) is not None:
+        return
+    preemption = obj.spec.get("preemption")
+    preemption = preemption if isinstance(preemption, dict) else {}
+    borrow = preemption.get("borrowWithinCohort")
+    settings = []
+    if preemption.get("reclaimWithinCohort") not in (None, "Never"):
+        settings.append(("reclaimWithinCohort", preemption["reclaimWithinCohort"]))
+    if isinstance(borrow, dict) and borrow.get("policy") not in (None, "Never"):
+        settings.append(("borrowWithinCohort", borrow["policy"]))
+    if settings:
+        shown = ", ".join(f"{name}: {value}" for name, value in settings)
+        yield Violation(path=("spec", "preemption", settings[0][0]), args={"detail": (
+            f"preemption {shown} only acts between queues of a cohort, and this ClusterQueue has "
+            "no cohortName, so it never preempts or borrows anything; set spec.cohortName or "
+            "drop these settings")})
+
+
+# --- KQ413: concurrentAdmissionPolicy ---------------------------------------------------------
+
+MAX_CONCURRENT_FLAVORS = 16
+
+
+@rule("KQ413")
+def concurrent_admission_policy(obj: KObject, ctx: RuleContext):
+    policy = obj.spec.get("concurrentAdmissionPolicy")
+    if not isinstance(policy, dict):
+        return
+    base = ("spec", "concurrentAdmissionPolicy")
+    groups = list(resource_groups(obj))
+    flavors = flavor_names(obj)
+    if len(groups) != 1:
+        yield Violation(path=base, args={"detail": (
+            f"the ClusterQueue has {len(groups)} resource groups; Kueue requires exactly one "
+            "when concurrentAdmissionPolicy is set")})
+    elif len(flavors) > MAX_CONCURRENT_FLAVORS:
+        yield Violation(path=base, args={"detail": (
+            f"{len(flavors)} flavors; concurrentAdmissionPolicy allows at most "
+            f"{MAX_CONCURRENT_FLAVORS}")})
+    if obj.spec.get("queueingStrategy") == "StrictFIFO":
+        yield Violation(path=("spec", "queueingStrategy"), at_value=True, args={"detail": (
+            "StrictFIFO queueing strategy cannot be used when ConcurrentAdmissionPolicy is "
+            "defined; use BestEffortFIFO")})
+    yield from _migration_problems(policy, base, flavors)
+
+
+def _migration_problems(policy: dict, base: tuple, flavors: list[str]):
+    migration = policy.get("migration")
+    migration = migration if isinstance(migration, dict) else {}
+    constraints = migration.get("constraints")
+    if not isinstance(constraints, dict):
+        return
+    path = base + ("migration", "constraints")
+    if migration.get("mode") != "TryPreferredFlavors":
+        yield Violation(path=path, args={"detail": (
+            f"migration.constraints only apply with mode TryPreferredFlavors, not "
+            f"{migration.get('mode')!r}")})
+    last = constraints.get("lastAcceptableFlavorName")
+    if isinstance(last, str) and last not in flavors:
+        yield Violation(path=path + ("lastAcceptableFlavorName",), at_value=True, args={
+            "detail": (f"lastAcceptableFlavorName {last!r} is not one of the ClusterQueue's "
+                       f"flavors ({', '.join(flavors) or 'none'})")})
