@@ -95,10 +95,6 @@ def _namespace_managed(namespace: str, ctx: RuleContext) -> bool:
     return matches(selector, labels)
 
 
-def where(m: Managed) -> tuple:
-    return m.path or ("metadata",)
-
-
 def elastic(obj: KObject, ctx: RuleContext) -> bool:
     return (ctx.kueue_version >= ELASTIC_GATE_ON
             and obj.get(*metadata_path(obj), "annotations", ELASTIC) == "true")
