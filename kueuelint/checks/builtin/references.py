@@ -1,4 +1,4 @@
-"""KQ501–KQ512: references between Kueue objects that leave queues inactive or workloads pending.
+"""KQ501–KQ513: references between Kueue objects that leave queues inactive or workloads pending.
 
 A missing target is reported only when the run could have held it (``inventory.has_kind``), and
 the message says how many objects of that kind the run had, so a pre-commit run on one file
@@ -26,7 +26,8 @@ _PLURALS = {"ClusterQueue": "ClusterQueues", "ResourceFlavor": "ResourceFlavors"
             "AdmissionCheck": "AdmissionChecks", "Topology": "Topologies",
             "LocalQueue": "LocalQueues", "WorkloadPriorityClass": "WorkloadPriorityClasses",
             "ProvisioningRequestConfig": "ProvisioningRequestConfigs",
-            "MultiKueueConfig": "MultiKueueConfigs", "PriorityClass": "PriorityClasses"}
+            "MultiKueueConfig": "MultiKueueConfigs", "PriorityClass": "PriorityClasses",
+            "MultiKueueCluster": "MultiKueueClusters"}
 
 
 # --- lookups -----------------------------------------------------------------------------------
@@ -346,3 +347,17 @@ def _priority_reference(obj: KObject) -> tuple[str, str, tuple] | None:
         return (_kueue("WorkloadPriorityClass") if kueue else "scheduling.k8s.io/PriorityClass",
                 name, ("spec", "priorityClassName"))
     return None
+
+
+# --- KQ513: MultiKueueConfig -> MultiKueueCluster --------------------------------------------
+
+@rule("KQ513")
+def multikueue_cluster(obj: KObject, ctx: RuleContext):
+    clusters = obj.spec.get("clusters")
+    for index, name in enumerate(clusters if isinstance(clusters, list) else []):
+        if isinstance(name, str) and find(ctx, obj, _kueue("MultiKueueCluster"), name) is None:
+            why = missing(ctx, _kueue("MultiKueueCluster"), name)
+            if why:
+                yield Violation(path=("spec", "clusters", index), at_value=True, args={"detail": (
+                    f"{why}; MultiKueue cannot dispatch workloads to that worker, and if no listed "
+                    "cluster is active the admission check stays inactive")})
