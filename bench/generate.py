@@ -108,8 +108,15 @@ def _documents(path: Path) -> list:
 
 
 def _usable(doc: dict) -> bool:
-    # A RayJob that attaches to an existing cluster has no pods of its own to queue.
-    return not (doc.get("kind") == "RayJob" and "rayClusterSpec" not in doc.get("spec", {}))
+    """Skip samples with nothing to queue: a stub with an empty spec, or a RayJob that
+    attaches to an existing cluster. KServe predictors may name a model, not containers."""
+    if doc["kind"] in COMPANION_KINDS:
+        return True
+    if doc["kind"] == "InferenceService":
+        return isinstance(doc.get("spec"), dict)
+    if doc["kind"] == "RayJob" and "rayClusterSpec" not in doc.get("spec", {}):
+        return False
+    return _first_pod_spec(doc) is not None
 
 
 # ---------------------------------------------------------------- queue infrastructure
