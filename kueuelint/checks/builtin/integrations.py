@@ -228,22 +228,18 @@ def _suggest(name: str) -> str:
 
 # --- KQ630–KQ635: KubeRay -------------------------------------------------------------------------
 
-def _rayjob_managed(obj: KObject, ctx: RuleContext) -> Managed | None:
+def _ray_managed(obj: KObject, ctx: RuleContext) -> Managed | None:
     """A RayJob that only selects an existing cluster is not Kueue's, whatever its labels."""
     m = managed(obj, ctx)
-    spec = obj.spec
-    if m is None or ("clusterSelector" in spec and spec.get("rayClusterSpec") is None):
+    if m is None or (obj.key == "ray.io/RayJob" and "clusterSelector" in obj.spec
+                     and obj.spec.get("rayClusterSpec") is None):
         return None
     return m
 
 
-def _ray_managed(obj: KObject, ctx: RuleContext) -> Managed | None:
-    return _rayjob_managed(obj, ctx) if obj.key == "ray.io/RayJob" else managed(obj, ctx)
-
-
 @rule("KQ630")
 def rayjob_keeps_cluster(obj: KObject, ctx: RuleContext):
-    m = _rayjob_managed(obj, ctx)
+    m = _ray_managed(obj, ctx)
     value = obj.spec.get("shutdownAfterJobFinishes")
     if m is None or value is True:
         return
@@ -291,11 +287,15 @@ def ray_autoscaling_not_elastic(obj: KObject, ctx: RuleContext):
               "ElasticJobsViaWorkloadSlices feature gate and set the \"kueue.x-k8s.io/elastic-job\": "
               "\"true\" annotation" if obj.key == "ray.io/RayCluster"
               else "a kueue managed job should only use autoscaling when workload slicing is enabled")
-    how = (f"add the annotation {ELASTIC}: \"true\" to metadata.annotations"
-           if ctx.kueue_version >= ELASTIC_GATE_ON else
+    written, annotation_path = _annotation(obj, ELASTIC)
+    how = (f"add the annotation {ELASTIC}: \"true\" to metadata.annotations" if written is None else
+           f"write {ELASTIC}: \"true\" (it is {written!r}, which leaves the job non-elastic)")
+    how = (how if ctx.kueue_version >= ELASTIC_GATE_ON else
            "use Kueue 0.18 or later (or enable the ElasticJobsViaWorkloadSlices gate) and "
            f"annotate it with {ELASTIC}: \"true\"")
-    yield Violation(path=base + ("enableInTreeAutoscaling",), at_value=True, args={"detail": (
+    # A wrong elastic-job value is this mistake; KQ209's warning on it would say it twice.
+    yield Violation(path=base + ("enableInTreeAutoscaling",), at_value=True,
+                    replaces=(("KQ209", annotation_path),), args={"detail": (
         f"{m.why} and turns on in-tree autoscaling without being an elastic job; Kueue's webhook "
         f"rejects it: \"{quoted}\". Either {how}, or set enableInTreeAutoscaling: false")})
 
@@ -346,11 +346,11 @@ def ray_replicas_out_of_range(obj: KObject, ctx: RuleContext):
                 "runs; set replicas within minReplicas..maxReplicas")})
 
 
+# --- KQ640 / KQ641: batch Job partial admission ------------------------------------------------
+
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
-
-# --- KQ640 / KQ641: batch Job partial admission ------------------------------------------------
 
 def _job_spec_path(obj: KObject) -> tuple:
     return ("spec", "jobTemplate", "spec") if obj.key == "batch/CronJob" else ("spec",)

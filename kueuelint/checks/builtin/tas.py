@@ -31,6 +31,8 @@ GO_INT = re.compile(r"^[+-]?\d{1,18}$")
 GO_BOOLS = ("1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false", "False")
 NAME_PART = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
 DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+# Pods of these are checked one by one (or as pod-group roles), not against the template's count.
+POD_BASED = ("Pod", "apps/Deployment", "apps/StatefulSet")
 # Kinds whose pod templates are synthesized by kueuelint (no annotations a user could write there).
 SKIPPED = ("anyscale.com/ComputeConfig", "skypilot.co/Task", "kueue.x-k8s.io/Workload",
            "serving.kserve.io/InferenceService", "tekton.dev/PipelineRun",
@@ -44,7 +46,7 @@ class TasPodSet:
     pod_set: object
     values: dict
     base: tuple               # path of the annotations mapping (or of the runtimeRef)
-    counted: bool             # False for plain pods: Kueue counts a pod group's roles, not a pod
+    counted: bool             # False for pod-based kinds, whose pod set counts kueuelint cannot know
 
     def path(self, key: str) -> tuple:
         return self.base + (key,) if self.base[-1:] == ("annotations",) else self.base
@@ -67,7 +69,7 @@ def tas_pod_sets(obj: KObject, ctx: RuleContext) -> tuple[Managed | None, list[T
             continue
         base = ("spec", "runtimeRef") if obj.key == "trainer.kubeflow.org/TrainJob" \
             else pod_set.template_path + ("metadata", "annotations")
-        found.append(TasPodSet(pod_set, values, base, obj.key != "Pod"))
+        found.append(TasPodSet(pod_set, values, base, obj.key not in POD_BASED))
     return m, found
 
 
