@@ -1,9 +1,8 @@
 """KQ620–KQ649, KQ660–KQ669: what Kueue's job integrations reject or cannot turn into a Workload
 (kueue-validation.md §3.5, §3.7; formats.md §1c, §1d, §2 #8).
 
-Every rule here applies only to objects Kueue manages: a queue label where Kueue reads it, the
-namespace's default LocalQueue, or the Configuration's ``manageJobsWithoutQueueName``. An
-unmanaged KubeRay or JobSet sample is none of Kueue's business, so it gets no finding.
+Every rule applies only to objects Kueue manages (a queue label, the namespace's default
+LocalQueue, or ``manageJobsWithoutQueueName``): unmanaged KubeRay or JobSet samples get nothing.
 """
 
 from __future__ import annotations
@@ -127,9 +126,14 @@ def too_many_pod_sets(obj: KObject, ctx: RuleContext):
     extra = (" (counting the 'submitter' pod set Kueue adds for submissionMode K8sJobMode)"
              if names[-1] == "submitter" and obj.key == "ray.io/RayJob" else "")
     path = POD_SET_LISTS.get(obj.key) or ("spec",)
+    # The Ray webhooks count head + worker groups and refuse the object; elsewhere the object is
+    # accepted and only the Workload fails.
+    webhook_count = len(names) - (1 if extra else 0)
+    fate = ("Kueue's webhook rejects it" if obj.key in RAY_BASES and webhook_count > limit
+            else "no Workload is created and the job never starts")
     yield Violation(path=path, args={"detail": (
         f"{m.why} and makes {len(names)} pod sets ({shown}){extra}, but a Workload holds at most "
-        f"{limit} in {version_text(ctx)}: no Workload is created and the job never starts; "
+        f"{limit} in {version_text(ctx)}: {fate}; "
         f"merge groups or split it into jobs of at most {limit} pod sets")})
 
 
@@ -160,15 +164,12 @@ def _role_shape(pod: KObject) -> str:
     if isinstance(preset, str):
         return preset
     spec = pod.spec
-
-    def containers(key: str) -> list:
-        items = spec.get(key) if isinstance(spec.get(key), list) else []
-        return [{f: c.get(f) for f in ("image", "resources", "ports")} for c in items if isinstance(c, dict)]
-
     shape = {key: spec.get(key) for key in ("nodeSelector", "affinity", "tolerations", "runtimeClassName",
                                             "priority", "topologySpreadConstraints", "overhead",
                                             "resourceClaims")}
-    shape.update(containers=containers("containers"), initContainers=containers("initContainers"))
+    for key in ("containers", "initContainers"):
+        items = spec.get(key) if isinstance(spec.get(key), list) else []
+        shape[key] = [{f: c.get(f) for f in ("image", "resources", "ports")} for c in items if isinstance(c, dict)]
     return json.dumps(shape, sort_keys=True, default=str)
 
 
