@@ -26,8 +26,8 @@ SYNC_COMPLETIONS = "kueue.x-k8s.io/job-completions-equal-parallelism"
 ROLE_HASH = "kueue.x-k8s.io/role-hash"
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 GO_INT = re.compile(r"^[+-]?\d{1,18}$")
-GO_BOOLS = {"1": True, "t": True, "T": True, "TRUE": True, "true": True, "True": True,
-            "0": False, "f": False, "F": False, "FALSE": False, "false": False, "False": False}
+GO_BOOLS = {**dict.fromkeys(("1", "t", "T", "TRUE", "true", "True"), True),
+            **dict.fromkeys(("0", "f", "F", "FALSE", "false", "False"), False)}
 LWS_MAX_REPLICAS = 1_000_000
 RAY_BASES = {"ray.io/RayCluster": ("spec",), "ray.io/RayService": ("spec", "rayClusterConfig"),
              "ray.io/RayJob": ("spec", "rayClusterSpec")}
