@@ -99,10 +99,6 @@ def elastic(obj: KObject, ctx: RuleContext) -> bool:
             and obj.get(*metadata_path(obj), "annotations", ELASTIC) == "true")
 
 
-def version_text(ctx: RuleContext) -> str:
-    return f"Kueue {ctx.kueue_version[0]}.{ctx.kueue_version[1]}"
-
-
 # --- KQ620: too many pod sets ---------------------------------------------------------------------
 
 def max_pod_sets(version: tuple[int, int]) -> int:
@@ -133,7 +129,7 @@ def too_many_pod_sets(obj: KObject, ctx: RuleContext):
             else "no Workload is created and the job never starts")
     yield Violation(path=path, args={"detail": (
         f"{m.why} and makes {len(names)} pod sets ({shown}){extra}, but a Workload holds at most "
-        f"{limit} in {version_text(ctx)}: {fate}; "
+        f"{limit} in Kueue {'.'.join(map(str, ctx.kueue_version))}: {fate}; "
         f"merge groups or split it into jobs of at most {limit} pod sets")})
 
 
@@ -152,7 +148,7 @@ def _too_many_roles(pod: KObject, ctx: RuleContext):
         yield Violation(path=group_path, args={"detail": (
             f"is the first of {len(members)} pods of pod group {group!r}, which have {len(roles)} "
             f"distinct pod shapes (roles); Kueue allows at most {limit} roles in a group in "
-            f"{version_text(ctx)} (\"pod group can't include more than {limit} roles\"), so the "
+            f"Kueue {'.'.join(map(str, ctx.kueue_version))} (\"pod group can't include more than {limit} roles\"), so the "
             "group is never admitted; give pods of one role identical containers and scheduling "
             "fields")})
 
