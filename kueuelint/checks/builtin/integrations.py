@@ -136,7 +136,7 @@ def too_many_pod_sets(obj: KObject, ctx: RuleContext):
 def _too_many_roles(pod: KObject, ctx: RuleContext):
     """Plain-pod groups: every distinct pod shape is a role, and a role is a pod set."""
     group, group_path = group_of(pod)
-    if not group:
+    if not group or managed(pod, ctx) is None:
         return
     members = [p for p in ctx.inventory.of_kind("Pod")
                if p.namespace == pod.namespace and group_of(p)[0] == group]
