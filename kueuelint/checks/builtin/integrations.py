@@ -369,10 +369,10 @@ def _pods_count(obj: KObject) -> int:
 def job_min_parallelism_invalid(obj: KObject, ctx: RuleContext):
     m = managed(obj, ctx)
     value, path = _annotation(obj, MIN_PARALLELISM)
-    if m is None or value is None:
-        return
+    if m is None or not isinstance(value, str):
+        return   # a non-string value is KQ202's
     pods = _pods_count(obj)
-    text = str(value).strip() if not isinstance(value, bool) else "?"
+    text = value.strip()
     if elastic(obj, ctx):
         problem = f"cannot be combined with {ELASTIC}: \"true\"; remove one of the two annotations"
     elif not GO_INT.match(text):
@@ -391,9 +391,9 @@ def job_min_parallelism_invalid(obj: KObject, ctx: RuleContext):
 def job_completions_equal_parallelism_invalid(obj: KObject, ctx: RuleContext):
     m = managed(obj, ctx)
     value, path = _annotation(obj, SYNC_COMPLETIONS)
-    if m is None or value is None:
-        return
-    enabled = GO_BOOLS.get(str(value)) if isinstance(value, str) else None
+    if m is None or not isinstance(value, str):
+        return   # a non-string value is KQ202's
+    enabled = GO_BOOLS.get(value)
     spec = obj.get(*_job_spec_path(obj), default={})
     if enabled is None:
         problem = "must be a boolean (\"true\" or \"false\")"
