@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import Any
 
 from kueuelint.findings import Location, ObjectRef
@@ -98,7 +99,8 @@ def identify(doc: Document, default_namespace: str = DEFAULT_NAMESPACE,
         return None
     api_version = data.get("apiVersion")
     kind = data.get("kind")
-    if not isinstance(api_version, str) or not isinstance(kind, str):
+    by_shape = not isinstance(api_version, str) or not isinstance(kind, str)
+    if by_shape:
         detected = shape_detector(doc) if shape_detector else None
         if detected is None:
             return None
@@ -107,9 +109,18 @@ def identify(doc: Document, default_namespace: str = DEFAULT_NAMESPACE,
     group, _, version = api_version.rpartition("/")
     info = lookup(group, kind)
     meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
-    name = meta.get("name") or meta.get("generateName") or ""
+    name = meta.get("name") or meta.get("generateName") or (_shape_name(doc) if by_shape else "")
     namespace = None
     if info is None or info.namespaced:
         raw_ns = meta.get("namespace")
         namespace = raw_ns if isinstance(raw_ns, str) and raw_ns else default_namespace
     return KObject(doc, api_version, group, version, kind, str(name), namespace, info)
+
+
+def _shape_name(doc: Document) -> str:
+    """Compute configs have no metadata: their own ``name``, else the file names them."""
+    own = doc.data.get("name")
+    if isinstance(own, str) and own:
+        return own
+    stem = PurePath(doc.source.path).stem
+    return stem if doc.index == 0 else f"{stem}#{doc.index + 1}"
