@@ -210,3 +210,17 @@ def test_builtin_nested_unknown_field_lists_siblings():
     assert [i.message for i in issues] == [
         "spec.podSets[0].topologyRequest.requierd: unknown field 'requierd'; "
         "did you mean 'required'?"]
+
+
+@pytest.mark.parametrize("value,ok", [("Widget", True), ("widget-2", True), ("9lives", False)])
+def test_re2_patterns_with_inline_flags(value, ok):
+    schema = {"type": "object", "properties": {"kind": {
+        "type": "string", "pattern": "^(?i)[a-z]([-a-z0-9]*[a-z0-9])?$"}}}
+    issues, _ = judge(schema, {"kind": value})
+    assert (issues == []) == ok
+
+
+def test_uncompilable_pattern_is_unsupported_not_a_crash():
+    schema = {"type": "object", "properties": {"a": {"type": "string", "pattern": "(unclosed"}}}
+    issues, _ = judge(schema, {"a": "x"})
+    assert [i.code for i in issues] == [CEL_UNSUPPORTED]

@@ -10,8 +10,8 @@ import json
 import re
 from typing import Any, Iterator
 
-from kueuelint.schema.issues import (OPENAPI, SchemaIssue, dotted, unknown_field_message,
-                                     unsupported_value_message)
+from kueuelint.schema.issues import (CEL_UNSUPPORTED, OPENAPI, SchemaIssue, dotted,
+                                     unknown_field_message, unsupported_value_message)
 
 _INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
 # The patterns Kubernetes CRDs repeat, named so messages say what is expected.
@@ -54,6 +54,44 @@ def _plain(value):
     return value
 
 
+UNSUPPORTED_PATTERN = "x-kueuelint-unsupported-pattern"
+
+
+def _pattern(validator, pattern, instance, schema) -> Iterator:
+    """Kubernetes patterns are RE2 (Go); use RE2 itself when installed, else Python ``re``
+    after translating the RE2-only spellings. A pattern neither can compile is reported as
+    unsupported instead of crashing or silently passing."""
+    from jsonschema import ValidationError
+
+    if not isinstance(instance, str):
+        return
+    search = _matcher(pattern)
+    if search is None:
+        yield ValidationError(f"the pattern {pattern!r} cannot be checked offline",
+                              validator=UNSUPPORTED_PATTERN)
+    elif not search(instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+@functools.lru_cache(maxsize=512)
+def _matcher(pattern: str):
+    try:
+        import re2
+    except ImportError:
+        re2 = None
+    if re2 is not None:
+        try:
+            return re2.compile(pattern).search
+        except Exception:  # re2 raises its own error types; fall back to Python re
+            pass
+    from kueuelint.schema.structural import python_pattern
+
+    try:
+        return re.compile(python_pattern(pattern.replace("\\z", "\\Z"))).search
+    except re.error:
+        return None
+
+
 def _format(validator, fmt, instance, schema) -> Iterator:
     from jsonschema import ValidationError
 
@@ -70,7 +108,7 @@ def _validator_class():
     from jsonschema import Draft4Validator, validators
 
     return validators.extend(Draft4Validator, {"x-kubernetes-list-type": _list_type,
-                                               "format": _format})
+                                               "format": _format, "pattern": _pattern})
 
 
 def build_validator(jsonschema: dict):
@@ -94,6 +132,10 @@ def _issues_of(error, judge: str) -> Iterator[SchemaIssue]:
                 yield SchemaIssue(OPENAPI, path + (name,),
                                   f"{dotted(path + (name,))}: {unknown_field_message(name, known)}",
                                   judge)
+        return
+    if kind == UNSUPPORTED_PATTERN:
+        yield SchemaIssue(CEL_UNSUPPORTED, path, f"{dotted(path)}: {error.message}; the value "
+                          "was not checked against it", judge)
         return
     yield SchemaIssue(OPENAPI, path, f"{dotted(path)}: {_message(error)}", judge,
                       at_value=not isinstance(error.instance, (dict, list)))

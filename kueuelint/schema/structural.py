@@ -55,7 +55,7 @@ def to_jsonschema(schema: dict, embedded: bool = False) -> dict:
     """
     out: dict[str, Any] = {key: schema[key] for key in _PLAIN if key in schema}
     if "pattern" in schema:
-        out["pattern"] = python_pattern(schema["pattern"])
+        out["pattern"] = schema["pattern"]  # RE2 syntax, run by openapi._pattern
     for key in ("anyOf", "allOf", "oneOf"):
         if key in schema:
             out[key] = [to_jsonschema(branch) for branch in schema[key]]
