@@ -224,3 +224,13 @@ def test_uncompilable_pattern_is_unsupported_not_a_crash():
     schema = {"type": "object", "properties": {"a": {"type": "string", "pattern": "(unclosed"}}}
     issues, _ = judge(schema, {"a": "x"})
     assert [i.code for i in issues] == [CEL_UNSUPPORTED]
+
+
+def test_embedded_resource_needs_api_version_and_kind():
+    schema = {"type": "object", "properties": {"inner": {
+        "type": "object", "x-kubernetes-embedded-resource": True,
+        "x-kubernetes-preserve-unknown-fields": True}}}
+    issues, _ = judge(schema, {"inner": {"metadata": {}}})
+    assert sorted(i.message for i in issues) == [
+        "spec.inner: required field 'apiVersion' is missing",
+        "spec.inner: required field 'kind' is missing"]

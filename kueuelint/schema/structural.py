@@ -74,9 +74,10 @@ def to_jsonschema(schema: dict, embedded: bool = False) -> dict:
 
 def _object_keywords(schema: dict, out: dict, embedded: bool) -> None:
     props = {name: to_jsonschema(sub) for name, sub in (schema.get("properties") or {}).items()}
-    if embedded:
+    if embedded:  # an embedded object must say what it is, as the API server requires
         for name, sub in _EMBEDDED.items():
             props.setdefault(name, sub)
+        out["required"] = sorted({*out.get("required", ()), "apiVersion", "kind"})
     if props:
         out["properties"] = props
     extra = schema.get("additionalProperties")
