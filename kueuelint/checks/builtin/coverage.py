@@ -48,12 +48,27 @@ def managed_workloads(obj: KObject, ctx: RuleContext):
 
 def target_of(obj: KObject, workload, inventory) -> Target | None:
     """The queues behind a workload; None when the run does not show both (other rules report
-    missing queues)."""
+    missing queues) or holds different objects of the same name (then which one the cluster
+    has is unknown: a kustomize base and overlay, or unrelated examples checked together)."""
     local_queue = inventory.local_queue_for(obj, workload.queue_name)
     cluster_queue = inventory.cluster_queue_of(local_queue)
     if local_queue is None or cluster_queue is None:
         return None
+    if _ambiguous(inventory, local_queue) or _ambiguous(inventory, cluster_queue):
+        return None
     return Target(local_queue, cluster_queue)
+
+
+def _ambiguous(inventory, obj: KObject) -> bool:
+    """True when the run defines ``obj``'s kind/namespace/name more than once, differently."""
+    cache = inventory.cache.setdefault("kueuelint.definitions", {})
+    if obj.key not in cache:
+        specs: dict[tuple, list] = {}
+        for other in inventory.of_kind(obj.key):
+            specs.setdefault((other.namespace, other.name), []).append(other.data.get("spec"))
+        cache[obj.key] = {identity for identity, found in specs.items()
+                          if any(spec != found[0] for spec in found[1:])}
+    return (obj.namespace, obj.name) in cache[obj.key]
 
 
 def resource_groups(cluster_queue: KObject) -> list[dict]:
@@ -179,7 +194,7 @@ def _covered_text(cluster_queue: KObject) -> str:
 
 @rule("KQ311")
 def cluster_queue_misses_requests(obj: KObject, ctx: RuleContext):
-    wanted = _uncovered_by_queue(ctx).get(obj.name, {})
+    wanted = _uncovered_by_queue(ctx).get(id(obj), {})
     path = ("spec", "resourceGroups") if "resourceGroups" in obj.spec else ("spec",)
     for resource, users in sorted(wanted.items()):
         names = sorted(users)
@@ -188,16 +203,16 @@ def cluster_queue_misses_requests(obj: KObject, ctx: RuleContext):
                                          "workloads": shown, "covered": _covered_text(obj)})
 
 
-def _uncovered_by_queue(ctx: RuleContext) -> dict[str, dict[str, set[str]]]:
-    """ClusterQueue name -> resource -> objects in the run that request it uncovered."""
+def _uncovered_by_queue(ctx: RuleContext) -> dict[int, dict[str, set[str]]]:
+    """ClusterQueue (by identity) -> resource -> objects in the run that request it uncovered."""
     cache = ctx.inventory.cache
     if "kueuelint.uncovered-by-cq" not in cache:
-        table: dict[str, dict[str, set[str]]] = {}
+        table: dict[int, dict[str, set[str]]] = {}
         for other in ctx.inventory.objects:
             if other.info is None or other.info.role != "workload":
                 continue
             for item in uncovered_requests(other, ctx):
-                users = table.setdefault(item.target.cluster_queue.name, {})
+                users = table.setdefault(id(item.target.cluster_queue), {})
                 users.setdefault(item.resource, set()).add(other.display())
         cache["kueuelint.uncovered-by-cq"] = table
     return cache["kueuelint.uncovered-by-cq"]
