@@ -75,6 +75,8 @@ def _read(obj: KObject) -> ConfigView | None:
     text = obj.get("data", CONFIG_KEY)
     if not isinstance(text, str):
         return None
+    if obj.name not in CONFIGMAP_NAMES and KUEUE_CONFIG_GROUP not in text:
+        return None  # other controller-runtime projects (JobSet, LWS) ship the same key
     return _embedded(obj, text)
 
 

@@ -254,8 +254,8 @@ def namespace_selector_mismatch(obj: KObject, ctx: RuleContext):
     target = obj.spec.get("clusterQueue")
     cq = find(ctx, obj, _kueue("ClusterQueue"), target) if isinstance(target, str) else None
     selector = cq.spec.get("namespaceSelector") if cq is not None else None
-    if not isinstance(selector, dict) or obj.namespace is None:
-        return  # no selector at all is KQ509's finding
+    if not isinstance(selector, dict) or not obj.metadata.get("namespace"):
+        return  # no selector is KQ509's finding; without a namespace we cannot tell where it lands
     namespace = ctx.inventory.get("Namespace", obj.namespace)
     if namespace is None and not _only_name_label(selector):
         return  # the namespace's labels are unknown
