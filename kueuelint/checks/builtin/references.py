@@ -129,11 +129,12 @@ def on_flavors_unknown(obj: KObject, ctx: RuleContext):
         listed = entry.get("onFlavors")
         for index, flavor in enumerate(listed if isinstance(listed, list) else []):
             if isinstance(flavor, str) and flavor not in known:
-                offer = ", ".join(known) if known else "none: the queue has no resourceGroups"
+                offer = f"its flavors are {', '.join(known)}" if known else \
+                    "it has no resourceGroups, hence no flavors at all"
                 yield Violation(path=path[:-1] + ("onFlavors", index), at_value=True, args={
                     "detail": (f"admission check {name!r} is limited to flavor {flavor!r}, which "
-                               f"this ClusterQueue does not use (its flavors: {offer}); Kueue "
-                               "rejects the ClusterQueue with \"Unsupported value\"")})
+                               f"this ClusterQueue does not use ({offer}); Kueue rejects the "
+                               "ClusterQueue with \"Unsupported value\" (kueue#7259)")})
 
 
 # --- KQ505: AdmissionCheck -> parameters ---------------------------------------------------------
