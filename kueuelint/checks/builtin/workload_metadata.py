@@ -146,3 +146,61 @@ def _gate_name_problems(gate: str) -> list[str]:
         problems.append(f"{gate!r} is longer than {MAX_GATE_NAME} characters")
     return problems
 
+
+
+# --- KQ213: metadata and scheduling gates Kueue writes itself --------------------------------------
+
+KUEUE_WRITTEN = {  # key -> what Kueue uses it for (site/data/labels_and_annotations.yaml)
+    "kueue.x-k8s.io/podset": "the admitted pod set of a job's pods",
+    "kueue.x-k8s.io/workload": "the admitted Workload of a job's pods",
+    "kueue.x-k8s.io/cluster-queue-name": "the ClusterQueue that admitted the pod",
+    "kueue.x-k8s.io/local-queue-name": "the LocalQueue the pod was queued to",
+    "kueue.x-k8s.io/role-hash": "the pod set of a pod in a pod group",
+    "kueue.x-k8s.io/pod-suspending-parent": ("the Kueue-managed owner that gates the pod; on "
+                                             "any other pod it makes Kueue gate the pod"),
+    "kueue.x-k8s.io/stopping": "a job Kueue is suspending",
+    "kueue.x-k8s.io/workload-slice-name": "the workload slice of an elastic job's pods",
+    "kueue.x-k8s.io/multikueue-origin": "objects MultiKueue copied to a worker cluster",
+    "kueue.x-k8s.io/multikueue-origin-uid": "objects MultiKueue copied to a worker cluster",
+}
+KUEUE_GATES = ("kueue.x-k8s.io/admission", "kueue.x-k8s.io/topology", "kueue.x-k8s.io/elastic-job")
+MAX_DEPTH = 24
+
+
+@rule("KQ213")
+def kueue_owned_metadata(obj: KObject, ctx: RuleContext):
+    from kueuelint.checks.builtin.queue_labels import QUEUE_LABEL, dotted, home_label, metadata_maps
+
+    for field in ("labels", "annotations"):
+        for path, values in metadata_maps(obj.data, field):
+            for key in values:
+                if key in KUEUE_WRITTEN:
+                    yield Violation(path=path + (key,), args={"detail": (
+                        f"sets {key} in {dotted(path)}; Kueue writes this {field[:-1]} itself "
+                        f"(it marks {KUEUE_WRITTEN[key]}), and a copy pasted from a live "
+                        "object misleads Kueue: remove it")})
+    queue, _ = home_label(obj, QUEUE_LABEL)
+    for path, gate in _scheduling_gates(obj.data, (), 0):
+        queued = isinstance(queue, str) and bool(queue)
+        yield Violation(path=path, severity=None if queued else Severity.ERROR, args={"detail": (
+            f"lists the scheduling gate {gate} in {dotted(path[:-1])}; Kueue adds and removes "
+            "its own gates, " + ("so this one is redundant: remove it" if queued else
+                                 "and nothing queues this object (no queue label), so the pods "
+                                 "stay gated and never schedule: remove it"))})
+
+
+def _scheduling_gates(node: object, path: tuple, depth: int):
+    if depth > MAX_DEPTH:
+        return
+    if isinstance(node, dict):
+        gates = node.get("schedulingGates")
+        for index, gate in enumerate(gates if isinstance(gates, list) else ()):
+            name = gate.get("name") if isinstance(gate, dict) else None
+            if name in KUEUE_GATES:
+                yield path + ("schedulingGates", index, "name"), name
+        for key, value in node.items():
+            if key not in ("schedulingGates", "status"):
+                yield from _scheduling_gates(value, path + (key,), depth + 1)
+    elif isinstance(node, list):
+        for index, item in enumerate(node):
+            yield from _scheduling_gates(item, path + (index,), depth + 1)
