@@ -13,7 +13,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kueuelint.schema import builtin, crd
-from kueuelint.schema.embedded import configuration_issues
 from kueuelint.schema.sources import crd_index
 
 CRD_DIR = os.environ.get("KUEUELINT_KUEUE_CRDS", "/work/shared/kueue-crds")
@@ -66,12 +65,29 @@ def test_no_judge_crashes(kind, version, choice, value):
     assert all(isinstance(i.message, str) for i in issues)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(text=st.text(max_size=60))
 def test_embedded_configuration_never_crashes(text):
-    configuration_issues({"data": {"controller_manager_config.yaml": text}})
-    configuration_issues({"data": {"controller_manager_config.yaml":
-                                   "apiVersion: config.kueue.x-k8s.io/v1beta2\n" + text}})
+    """Whatever the manager ConfigMap embeds, KQ110 reports or stays silent, never crashes."""
+    import tempfile
+
+    import yaml
+
+    from kueuelint import pipeline
+    from kueuelint.checks.registry import builtin_rules_dir, load_rule_dirs
+    from kueuelint.config import Config
+
+    rules = load_rule_dirs([builtin_rules_dir() / "schema"])
+    embedded = "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\n" + text
+    doc = {"apiVersion": "v1", "kind": "ConfigMap",
+           "metadata": {"name": "kueue-manager-config", "namespace": "kueue-system"},
+           "data": {"controller_manager_config.yaml": embedded}}
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as handle:
+        yaml.safe_dump(doc, handle)
+    config = Config()
+    result = pipeline.check(pipeline.load_inputs([handle.name], config), config, rules)
+    os.unlink(handle.name)
+    assert not [f for f in result.findings if f.code == "KQ009"]
 
 
 def test_yaml_timestamps_reach_cel_as_strings():

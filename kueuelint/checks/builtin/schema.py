@@ -35,10 +35,36 @@ def check_crd_cel_unsupported(obj: KObject, ctx: RuleContext):
 
 
 def _violations(obj: KObject, ctx: RuleContext, code: str):
+    if obj.key == "ConfigMap":
+        if code == "KQ110":
+            yield from _embedded_configuration(obj)
+        return
     for issue in _issues(obj, ctx):
         if issue.code == code:
             detail = issue.message if code == "KQ110" else f"{issue.message} [{issue.judge}]"
             yield Violation(path=issue.path, at_value=issue.at_value, args={"detail": detail})
+
+
+def _embedded_configuration(obj: KObject):
+    """The Configuration inside the manager ConfigMap, through the Kueue-config rules' view,
+    which maps the embedded YAML onto the ConfigMap's lines so findings point inside it."""
+    import yaml
+
+    from kueuelint.checks.builtin.kueue_config import view
+
+    try:
+        config = view(obj)
+    except yaml.YAMLError:
+        return  # text the YAML reader refuses outright: not a Configuration to validate
+    if config is None or config.problems or not config.data:
+        return  # unreadable embedded text is KQ901's finding
+    group, _, version = str(config.data.get("apiVersion", "")).rpartition("/")
+    if group != "config.kueue.x-k8s.io":
+        return
+    from kueuelint.schema import builtin
+
+    for issue in builtin.validate(group, version, str(config.data.get("kind")), config.data) or ():
+        yield config.violation(issue.path, issue.message, at_value=issue.at_value)
 
 
 def _issues(obj: KObject, ctx: RuleContext) -> list:
@@ -50,10 +76,6 @@ def _issues(obj: KObject, ctx: RuleContext) -> list:
 def _validate(obj: KObject, ctx: RuleContext) -> list:
     if not isinstance(obj.data, dict) or obj.kind == "CustomResourceDefinition":
         return []
-    if obj.key == "ConfigMap":
-        from kueuelint.schema.embedded import configuration_issues
-
-        return configuration_issues(obj.data)
     index = crd_index_for(ctx)
     if index is not None and index.has_kind(obj.group, obj.kind):
         return _by_crd(obj, ctx, index)
