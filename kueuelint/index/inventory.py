@@ -99,4 +99,10 @@ def _configuration_from_configmap(obj: KObject) -> dict | None:
         parsed = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError:
         return None
-    return parsed if isinstance(parsed, dict) else None
+    if not isinstance(parsed, dict):
+        return None
+    # JobSet and LWS ship "*-manager-config" ConfigMaps under the same key: only Kueue's counts
+    api_version = parsed.get("apiVersion")
+    if isinstance(api_version, str) and not api_version.startswith(KUEUE_CONFIG_GROUP + "/"):
+        return None
+    return parsed
