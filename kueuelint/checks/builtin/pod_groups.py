@@ -65,8 +65,8 @@ def integration_not_enabled(obj: KObject, ctx: RuleContext):
     needed = [FRAMEWORKS[obj.key]]
     if needed[0] in POD_BASED[:3] and ctx.kueue_version < IMPLICIT_POD_SINCE:
         needed.append("pod")
-    if obj.key in POD_FALLBACK and "pod" in enabled:
-        return
+    if "pod" in enabled and (obj.key in POD_FALLBACK or _template_queued(obj)):
+        return  # the pods carry the label and the pod integration queues them one by one
     missing = [name for name in needed if name not in enabled and not _external(config, obj)]
     if missing:
         yield Violation(path=path, args={"detail": (
@@ -74,6 +74,10 @@ def integration_not_enabled(obj: KObject, ctx: RuleContext):
             f"({', '.join(enabled)}) lacks {', '.join(repr(m) for m in missing)}, so Kueue ignores "
             f"the {obj.kind} and it runs without quota{_pod_note(obj, missing)}; add "
             f"{' and '.join(repr(m) for m in missing)} to integrations.frameworks")})
+
+
+def _template_queued(obj: KObject) -> bool:
+    return any(QUEUE_LABEL in labels and "template" in path for path, labels in metadata_maps(obj.data))
 
 
 def enabled_frameworks(config: dict) -> list[str]:
