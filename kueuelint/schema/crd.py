@@ -52,6 +52,7 @@ class CrdIndex:
 
     def __init__(self) -> None:
         self._versions: dict[tuple[str, str, str], CrdVersion] = {}
+        self._kinds: set[tuple[str, str]] = set()   # every object asks: keep it O(1)
         self.problems: list[str] = []
 
     def __len__(self) -> int:
@@ -64,7 +65,7 @@ class CrdIndex:
         return self._versions.get((group, kind, version))
 
     def has_kind(self, group: str, kind: str) -> bool:
-        return any(g == group and k == kind for g, k, _ in self._versions)
+        return (group, kind) in self._kinds
 
     def add(self, crd: Any, source: str = "") -> int:
         """Index one CRD object; returns how many versions with a schema it contributed."""
@@ -80,6 +81,7 @@ class CrdIndex:
             if version is not None:
                 key = (version.group, version.kind, version.version)
                 self._versions.setdefault(key, _shared(version))
+                self._kinds.add((version.group, version.kind))
                 added += 1
         return added
 
