@@ -36,6 +36,8 @@ class RuleContext:
     inventory: Inventory
     kueue_version: tuple[int, int]
     options: dict[str, Any] = field(default_factory=dict)  # per-rule options from config
+    crds: tuple[str, ...] = ()          # CRD files/directories given with --crd or `crds`
+    cel_engine: str | None = None       # None: the default engine
 
     def workloads(self, obj: KObject):
         """Derived workloads (pod sets and per-pod requests) of ``obj``, computed once."""

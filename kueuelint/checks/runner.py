@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -9,7 +10,7 @@ from typing import Callable
 from kueuelint.checks import suppress
 from kueuelint.checks.api import PYTHON_RULES, RuleContext, Violation
 from kueuelint.checks.registry import RuleDef
-from kueuelint.config import Config
+from kueuelint.config import Config, resolve_paths
 from kueuelint.findings import Finding, Location, RunResult, Severity, format_path
 from kueuelint.identify.objects import KObject, identify
 from kueuelint.index.inventory import Inventory
@@ -61,7 +62,10 @@ class Checker:
 
     def check_states(self, states: list[FileState], inventory: Inventory) -> list[Finding]:
         """Check the given files against an inventory that may hold objects of other files."""
-        ctx = RuleContext(inventory, self.config.kueue_version)
+        config = self.config
+        ctx = RuleContext(inventory, config.kueue_version,
+                          crds=tuple(resolve_paths(config, config.crds)),
+                          cel_engine=None if config.cel_engine == "auto" else config.cel_engine)
         for number, state in enumerate(states, start=1):
             self._check_file(state, ctx)
             if self.progress:
@@ -128,7 +132,7 @@ class Checker:
         options = {**rule.options, **self.config.rule_options.get(rule.meta.code, {})}
         if not options:
             return ctx
-        return RuleContext(ctx.inventory, ctx.kueue_version, options)
+        return dataclasses.replace(ctx, options=options)
 
     # --- CEL ----------------------------------------------------------------------------
 

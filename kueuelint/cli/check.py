@@ -47,6 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="worker processes for large runs (default: the number of cores)")
     inp.add_argument("--context", action="append", default=[], metavar="PATH",
                      help="also load PATH for cross-references, without reporting on it")
+    inp.add_argument("--crd", action="append", default=[], metavar="PATH",
+                     help="CustomResourceDefinitions (files or folders) to validate objects against")
     inp.add_argument("--stdin-filename", default="<stdin>", metavar="NAME",
                      help="the name to report for standard input")
     inp.add_argument("--type", dest="file_type", metavar="TYPE",
@@ -59,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.paths:
         raise UsageError("no paths given; try 'kueuelint check .' or 'kueuelint check -' for stdin")
     config = load_cli_config(args)
+    config.crds += tuple(os.path.abspath(path) for path in args.crd)
     outputs = open_outputs(args.format or ["text"], args.output or [])
     from kueuelint import pipeline
     from kueuelint.checks.registry import RuleFileError

@@ -84,14 +84,17 @@ def _embedded(obj: KObject, text: str) -> ConfigView:
     offset = _block_offset(obj)
     try:
         roots = list(yamlnodes.compose_documents(text))
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
+    except yaml.YAMLError as exc:  # ReaderError (control characters) carries no mark
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         where = (mark.line, mark.column) if mark else (0, 0)
-        problem = f"the embedded YAML does not parse: {exc.problem or exc}"
+        problem = f"the embedded YAML does not parse: {getattr(exc, 'problem', None) or exc}"
         return ConfigView({}, None, obj, [(*where, problem)], offset)
     root = roots[0] if roots else None
     builder = yamlnodes.NodeBuilder(100_000, 100)
-    data = builder.build(root) if root is not None else None
+    try:
+        data = builder.build(root) if root is not None else None
+    except (yamlnodes.AliasLimitExceeded, yamlnodes.DepthLimitExceeded, RecursionError) as exc:
+        return ConfigView({}, None, obj, [(0, 0, f"the embedded YAML is too complex: {exc}")], offset)
     problems = [(p.line - 1, p.column - 1, p.message) for p in builder.problems]
     data = data if isinstance(data, dict) else {}
     target = None
