@@ -18,6 +18,7 @@ EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 COMMANDS = {
     "check": ("kueuelint.cli.check", "lint manifests and compute configs"),
     "admit": ("kueuelint.cli.admit", "predict whether Kueue would admit workloads, and why not"),
+    "diff": ("kueuelint.cli.diff", "check what updating objects from OLD to NEW would break"),
     "rules": ("kueuelint.cli.rules_cmd", "list the rules (table, JSON or Markdown)"),
     "explain": ("kueuelint.cli.explain", "show a rule's documentation"),
     "test-rules": ("kueuelint.cli.test_rules", "run the pass/fail fixtures of a rule directory"),

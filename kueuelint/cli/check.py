@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     except RuleFileError as exc:
         raise UsageError(str(exc)) from None
     result = _run_checks(args, config, rules)
-    _write_reports(result, outputs, args)
+    write_reports(result, outputs, args)
     if result.internal_error:
         return EXIT_ERROR
     if args.exit_zero:
@@ -116,7 +116,7 @@ def _jobs(text: str) -> int:
     return value
 
 
-def _write_reports(result, outputs, args) -> None:
+def write_reports(result, outputs, args) -> None:
     from kueuelint.report import get_reporter
     from kueuelint.report.options import ReportOptions
 
