@@ -94,6 +94,7 @@ class RunResult:
     seconds: float = 0.0
     rules: dict[str, Any] = field(default_factory=dict)  # code -> checks.meta.RuleMeta
     internal_error: str | None = None
+    stats: dict[str, int] = field(default_factory=dict)  # counters for -v (e.g. CEL rules evaluated)
 
     def count_by_severity(self) -> dict[Severity, int]:
         counts = {sev: 0 for sev in Severity}

@@ -72,12 +72,14 @@ def run_parallel(entries: list[tuple[Target, bool, str | None]], config: Config,
         summaries = sorted((s for _, conn in workers for s in _receive(conn)), key=lambda s: s.index)
         for _, conn in workers:
             conn.send(summaries)
-        findings, files, objects = [], 0, 0
+        findings, files, objects, stats = [], 0, 0, {}
         for _, conn in workers:
-            shard_findings, shard_files, shard_objects = _receive(conn)
+            shard_findings, shard_files, shard_objects, shard_stats = _receive(conn)
             findings += shard_findings
             files += shard_files
             objects += shard_objects
+            for name, count in shard_stats.items():
+                stats[name] = stats.get(name, 0) + count
     finally:
         for process, conn in workers:
             conn.close()
@@ -86,7 +88,7 @@ def run_parallel(entries: list[tuple[Target, bool, str | None]], config: Config,
                 process.kill()
     return RunResult(sorted(findings, key=Finding.sort_key), files=files, objects=objects,
                      seconds=time.perf_counter() - started,
-                     rules={code: rule.meta for code, rule in rules.items()})
+                     rules={code: rule.meta for code, rule in rules.items()}, stats=stats)
 
 
 def _size(path: str) -> int:
@@ -120,7 +122,7 @@ def _worker(conn, shard_entries, config: Config, rules, use_suppressions: bool, 
         inventory = Inventory(objects, require_complete=config.require_complete)
         checked = [state for state in own.values() if not state.loaded.source.is_context]
         findings = checker.check_states(checked, inventory)
-        conn.send((findings, len(checked), sum(len(s.objects) for s in checked)))
+        conn.send((findings, len(checked), sum(len(s.objects) for s in checked), checker.stats))
     except Exception:  # reported by the parent as an internal error
         conn.send(("__error__", traceback.format_exc(limit=-4)))
     finally:

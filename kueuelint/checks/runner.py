@@ -42,6 +42,7 @@ class Checker:
         self._cel_rules: dict[str, object] = {}
         self._engine = None
         self._by_kind: dict[str, list[RuleDef]] = {}
+        self.stats: dict[str, int] = {}
 
     # --- the run ------------------------------------------------------------------------
 
@@ -55,7 +56,8 @@ class Checker:
         return RunResult(sorted(self.findings, key=Finding.sort_key), files=len(files),
                          objects=sum(len(s.objects) for s in states),
                          seconds=time.perf_counter() - started,
-                         rules={code: rule.meta for code, rule in self.rules.items()})
+                         rules={code: rule.meta for code, rule in self.rules.items()},
+                         stats=self.stats)
 
     def identify_files(self, files: list[LoadedFile]) -> list[FileState]:
         return [self._identify(f) for f in files]
@@ -70,6 +72,8 @@ class Checker:
             self._check_file(state, ctx)
             if self.progress:
                 self.progress(number, len(states))
+        for name, count in inventory.cache.get("schema:stats", {}).items():
+            self.stats[name] = self.stats.get(name, 0) + count
         return self.findings
 
     def _identify(self, loaded: LoadedFile) -> FileState:

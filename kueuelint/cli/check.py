@@ -31,6 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     out.add_argument("--no-source", action="store_true", help="do not show the offending source line")
     out.add_argument("--statistics", action="store_true", help="count findings per rule")
     out.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
+    out.add_argument("-v", "--verbose", action="store_true",
+                     help="also say what was skipped (e.g. CEL transition rules that need an old version)")
     out.add_argument("--no-progress", action="store_true", help="never show a progress line")
     gate = parser.add_argument_group("exit status")
     gate.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
@@ -72,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     result = _run_checks(args, config, rules)
     write_reports(result, outputs, args)
+    if args.verbose:
+        _explain_stats(result.stats)
     if result.internal_error:
         return EXIT_ERROR
     if args.exit_zero:
@@ -104,6 +108,15 @@ def _run_checks(args, config, rules):
             progress(0, 0)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _explain_stats(stats: dict[str, int]) -> None:
+    evaluated = stats.get("cel_rules_evaluated", 0)
+    skipped = stats.get("transition_rules_skipped", 0)
+    print(f"kueuelint: {evaluated} CRD CEL rule evaluations", file=sys.stderr)
+    if skipped:
+        print(f"kueuelint: {skipped} CRD transition rules (using oldSelf) skipped: they judge updates; "
+              "run 'kueuelint diff OLD NEW' to check them", file=sys.stderr)
 
 
 def _jobs(text: str) -> int:
