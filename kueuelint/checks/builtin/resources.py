@@ -117,14 +117,16 @@ def max_obtainable(ctx: RuleContext, queue: str, flavor: str, resource: str) -> 
     if node is None or cq is None or (cq.cohort and node.parent is None):
         return None   # unknown queue, or a cohort cycle (the queue is inactive anyway)
     quota = node.quotas.get((flavor, resource))
-    nominal = quota.nominal if quota else 0
+    if quota is None:
+        return None   # the flavor lists no quota for it: a structure rule reports that (KQ401, KQ408)
+    nominal = quota.nominal
     text = format_quantity(resource, nominal)
     if node.parent is None:
         return Bound(nominal, f"nominalQuota {text}, no cohort")
     if ctx.inventory.require_complete:
         amount = state.tree.max_obtainable(queue, flavor, resource)
         return Bound(amount, f"nominalQuota {text} plus what cohort {cq.cohort} can lend")
-    if quota is not None and quota.borrowing_limit is not None:
+    if quota.borrowing_limit is not None:
         limit = format_quantity(resource, quota.borrowing_limit)
         return Bound(nominal + quota.borrowing_limit, f"nominalQuota {text} + borrowingLimit {limit}")
     return None
