@@ -9,7 +9,6 @@ belong to the file being checked, so no finding depends on which worker holds wh
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import time
 import traceback
@@ -59,6 +58,8 @@ def run_parallel(entries: list[tuple[Target, bool, str | None]], config: Config,
     started = time.perf_counter()
     sizes = [_size(target.path) for target, _, _ in entries]
     shards = shard(sizes, jobs)
+    import multiprocessing  # only large runs pay for it
+
     context = multiprocessing.get_context("fork")
     workers = []
     for indices in shards:

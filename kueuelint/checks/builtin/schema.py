@@ -10,6 +10,9 @@ from __future__ import annotations
 from kueuelint.checks.api import RuleContext, Violation, rule
 from kueuelint.identify.objects import KObject
 
+# spelled out (not imported from kueuelint.schema) so runs without CRDs never load the schema code
+CRD_KEY = "apiextensions.k8s.io/CustomResourceDefinition"
+
 _KUEUE_GROUPS = ("kueue.x-k8s.io", "config.kueue.x-k8s.io")
 _CACHE_KEY = "schema:issues"
 
@@ -126,8 +129,6 @@ def crd_index_for(ctx: RuleContext):
     None when the run has no CRD at all, so the common case costs one dictionary lookup."""
     cache = ctx.inventory.cache
     if "schema:crd-index" not in cache:
-        from kueuelint.schema.crd import CRD_KEY
-
         paths = tuple(_setting(ctx, "crds", "crds") or ())
         if not paths and not ctx.inventory.of_kind(CRD_KEY):
             cache["schema:crd-index"] = None
