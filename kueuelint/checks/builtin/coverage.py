@@ -163,8 +163,8 @@ def _looks_transformed(resource: str, covered: list[str]) -> bool:
     (HAMi's ``nvidia.com/gpucores`` -> ``nvidia.com/total-gpucores``) is most likely rewritten by
     ``resources.transformations`` in the cluster's Configuration: do not guess an error."""
     domain, _, local = resource.rpartition("/")
-    return bool(local) and any(
-        name != resource and name.rpartition("/")[0] == domain and local in name.rpartition("/")[2]
+    return bool(domain) and any(
+        name != resource and name.rpartition("/")[0] == domain and name.endswith(local)
         for name in covered)
 
 
