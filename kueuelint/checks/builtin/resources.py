@@ -224,9 +224,10 @@ def _pod_set_text(need: _Need, resource: str, shortfalls, one_pod: bool) -> str:
     if one_pod:
         wants = f"a single pod of pod set {ps.name} requests {format_quantity(resource, amount)} {resource}"
     else:
+        partial = ps.min_count is not None and ps.min_count < ps.count
         wants = (f"pod set {ps.name} needs {format_quantity(resource, amount * need.count)} {resource} "
-                 f"({need.count} pods x {format_quantity(resource, amount)}"
-                 f"{', its minCount' if ps.min_count is not None and ps.min_count < ps.count else ''})")
+                 f"({'at least ' if partial else ''}{need.count} pods x {format_quantity(resource, amount)}"
+                 f"{' with partial admission' if partial else ''})")
     limits = "; ".join(f"{format_quantity(r, b.amount)} {r} in flavor {f} ({b.why})"
                        for f, r, b in shortfalls)
     return f"{wants}, but the queue can never hold more than {limits}"
@@ -248,5 +249,5 @@ def _together_problem(ctx: RuleContext, queue: str, needs: list[_Need], resource
             return [(biggest.path_of[resource],
                      f"pod sets {names} together need {format_quantity(resource, total)} {resource}, "
                      f"but the queue can never hold more than {format_quantity(resource, capacity)} "
-                     f"across flavors {', '.join(flavors)}")]
+                     f"{resource} across flavor(s) {', '.join(flavors)}")]
     return []
