@@ -150,3 +150,15 @@ def test_unreadable_file(tmp_path):
     path.write_text("a: 1\n")
     path.chmod(0)
     assert read(path).problems[0].kind == "unreadable"
+
+
+def test_kueue_objects_have_typed_views():
+    from kueuelint.identify.objects import identify
+
+    text = ("apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata:\n  name: cq\n"
+            "spec:\n  cohortName: research\n---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\n"
+            "metadata:\n  name: bad\nspec:\n  cohort: research\n---\napiVersion: batch/v1\nkind: Job\n")
+    good, bad, job = (identify(doc) for doc in parse(text).documents)
+    assert good.typed().spec.cohort_name == "research"
+    assert bad.typed() is None  # does not validate: the schema rule says why
+    assert job.typed() is None  # no model for batch/v1
