@@ -9,6 +9,7 @@ they do after the server's YAML-to-JSON step.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import yaml
@@ -30,7 +31,7 @@ _MAP_TAG = "tag:yaml.org,2002:map"
 class NodeProblem:
     """Something wrong in the YAML itself, with its 1-based position."""
 
-    kind: str        # "duplicate-key", "unsafe-tag", "alias-limit", "non-string-key", "depth-limit"
+    kind: str        # "duplicate-key", "unsafe-tag", "non-string-key", "yaml11-scalar", ...
     message: str
     line: int
     column: int
@@ -66,7 +67,11 @@ def _scalar_value(node: ScalarNode):
         text = node.value
         if text.isdigit() and (text == "0" or text[0] != "0"):
             return int(text)
+        if ":" in text:
+            return text  # the API server's YAML reader has no base-60 numbers: "1:30" stays text
         return _reader.construct_yaml_int(node)
+    if tag == "tag:yaml.org,2002:float" and ":" in node.value:
+        return node.value
     if tag == "tag:yaml.org,2002:bool":
         return _reader.construct_yaml_bool(node)
     if tag == "tag:yaml.org,2002:null":
@@ -75,6 +80,34 @@ def _scalar_value(node: ScalarNode):
         return _reader.construct_yaml_float(node)
     # timestamps, binary and unknown tags keep their text, as the API server would see it.
     return node.value
+
+
+# Plain scalars YAML 1.1 (and so the API server's reader) turns into something other than the
+# text: booleans spelled as words and numbers with a leading zero or colons.  true/false and
+# ordinary numbers are what everyone expects and are not reported.
+_WORD_BOOLS = re.compile(r"^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF)$")
+_OCTAL = re.compile(r"^[-+]?0[0-9_]+$")
+_SEXAGESIMAL = re.compile(r"^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$")
+_TRUE_WORDS = {"y", "yes", "on"}
+_GO_ONLY_BOOLS = {"y", "Y", "n", "N"}
+
+
+def yaml11_surprise(node: ScalarNode, octal_ok: bool = False) -> str | None:
+    """Why a plain scalar does not mean what its text says, or None."""
+    if node.style or not node.tag.startswith("tag:yaml.org,2002:"):
+        return None  # quoted, block or explicitly tagged: the author chose the type
+    text = node.value
+    if _WORD_BOOLS.match(text):
+        value = "true" if text.lower() in _TRUE_WORDS else "false"
+        return (f"{text} is read as the boolean {value} (YAML 1.1); quote it (\"{text}\") "
+                f"if you mean the text, or write {value}")
+    if node.tag == "tag:yaml.org,2002:int" and not octal_ok and _OCTAL.match(text):
+        return (f"{text} has a leading zero and is read as the octal number "
+                f"{_reader.construct_yaml_int(node)} (YAML 1.1); quote it if you mean the text")
+    if _SEXAGESIMAL.match(text) and node.tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float"):
+        return (f"{text} looks like a base-60 number (YAML 1.1) that YAML tools read differently; "
+                "quote it if you mean the text")
+    return None
 
 
 class NodeBuilder:
@@ -99,10 +132,16 @@ class NodeBuilder:
         if self.visited > self.max_nodes:
             raise AliasLimitExceeded(node, self.max_nodes)
 
-    def _build(self, node: Node, depth: int):
+    def _build(self, node: Node, depth: int, is_key: bool = False, octal_ok: bool = False):
         if isinstance(node, ScalarNode):
             self._count(node)
             self._check_tag(node, _SAFE_SCALAR_TAGS)
+            surprise = yaml11_surprise(node, octal_ok)
+            if surprise and not (is_key and node.tag != STR_TAG):  # non-string keys: reported as such
+                # y/n are booleans only to Go's YAML 1.1 reader; the caller keeps them for
+                # Kubernetes objects and drops them for files Python tools read.
+                kind = "yaml11-yn" if node.value in _GO_ONLY_BOOLS else "yaml11-scalar"
+                self._problem(node, kind, surprise)
             return _scalar_value(node)
         if depth > self.max_depth:
             raise DepthLimitExceeded(node, self.max_depth)
@@ -136,7 +175,7 @@ class NodeBuilder:
             if key_node.tag == _MERGE_TAG:
                 merged.update(self._merge_source(value_node, depth))
                 continue
-            key = self._build(key_node, depth + 1)
+            key = self._build(key_node, depth + 1, is_key=True)
             if not isinstance(key, str):
                 self._problem(key_node, "non-string-key",
                               f"mapping key {key!r} is not a string; the API server rejects it")
@@ -144,7 +183,8 @@ class NodeBuilder:
             if key in result:
                 self._problem(key_node, "duplicate-key",
                               f"duplicate key {key!r}; the API server rejects duplicate fields")
-            result[key] = self._build(value_node, depth + 1)
+            # permission bits (defaultMode: 0644) are the one place octal is what people mean
+            result[key] = self._build(value_node, depth + 1, octal_ok=key.endswith(("mode", "Mode")))
         if merged:
             for key, value in merged.items():
                 result.setdefault(key, value)
