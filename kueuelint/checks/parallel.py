@@ -55,6 +55,27 @@ def shard(sizes: list[int], jobs: int) -> list[list[int]]:
 def run_parallel(entries: list[tuple[Target, bool, str | None]], config: Config, rules, *,
                  jobs: int, use_suppressions: bool, stdin_name: str) -> RunResult:
     """``entries`` are (target, is_context, file type) in the serial run's order."""
+    try:
+        return _run_workers(entries, config, rules, jobs=jobs, use_suppressions=use_suppressions,
+                            stdin_name=stdin_name)
+    except WorkerFailed:
+        # The serial run reports the same failure, with every finding it can still gather.
+        return _run_serial(entries, config, rules, use_suppressions, stdin_name)
+
+
+def _run_serial(entries, config: Config, rules, use_suppressions: bool, stdin_name: str) -> RunResult:
+    from kueuelint.checks.runner import Checker
+
+    files, context = [], []
+    for target, is_context, file_type in entries:
+        loaded = read_target(target, config.limits, is_context=is_context, stdin_name=stdin_name)
+        loaded.source.file_type = file_type
+        (context if is_context else files).append(loaded)
+    return Checker(rules, config, use_suppressions=use_suppressions).run(files, context)
+
+
+def _run_workers(entries: list[tuple[Target, bool, str | None]], config: Config, rules, *,
+                 jobs: int, use_suppressions: bool, stdin_name: str) -> RunResult:
     started = time.perf_counter()
     sizes = [_size(target.path) for target, _, _ in entries]
     shards = shard(sizes, jobs)
@@ -73,12 +94,13 @@ def run_parallel(entries: list[tuple[Target, bool, str | None]], config: Config,
         summaries = sorted((s for _, conn in workers for s in _receive(conn)), key=lambda s: s.index)
         for _, conn in workers:
             conn.send(summaries)
-        findings, files, objects, stats = [], 0, 0, {}
+        findings, files, objects, stats, errors = [], 0, 0, {}, []
         for _, conn in workers:
-            shard_findings, shard_files, shard_objects, shard_stats = _receive(conn)
+            shard_findings, shard_files, shard_objects, shard_stats, error = _receive(conn)
             findings += shard_findings
             files += shard_files
             objects += shard_objects
+            errors += [error] if error else []
             for name, count in shard_stats.items():
                 stats[name] = stats.get(name, 0) + count
     finally:
@@ -89,7 +111,8 @@ def run_parallel(entries: list[tuple[Target, bool, str | None]], config: Config,
                 process.kill()
     return RunResult(sorted(findings, key=Finding.sort_key), files=files, objects=objects,
                      seconds=time.perf_counter() - started,
-                     rules={code: rule.meta for code, rule in rules.items()}, stats=stats)
+                     rules={code: rule.meta for code, rule in rules.items()},
+                     internal_error=min(errors) if errors else None, stats=stats)
 
 
 def _size(path: str) -> int:
@@ -99,10 +122,17 @@ def _size(path: str) -> int:
         return 0
 
 
+class WorkerFailed(Exception):
+    """A worker died or raised outside the per-file guards; the caller reruns serially."""
+
+
 def _receive(conn):
-    message = conn.recv()
+    try:
+        message = conn.recv()
+    except (EOFError, OSError) as exc:  # killed (out of memory, a crash in C code)
+        raise WorkerFailed(f"worker process ended early: {exc!r}") from None
     if isinstance(message, tuple) and message and message[0] == "__error__":
-        raise RuntimeError(f"worker failed: {message[1]}")
+        raise WorkerFailed(f"worker failed: {message[1]}")
     return message
 
 
@@ -120,10 +150,11 @@ def _worker(conn, shard_entries, config: Config, rules, use_suppressions: bool, 
         conn.send([_summarise(index, state) for index, state in own.items()])
         everything = conn.recv()
         objects = _objects_in_order(everything, own, checker, config)
-        inventory = Inventory(objects, require_complete=config.require_complete)
+        inventory = checker.build_inventory(objects)
         checked = [state for state in own.values() if not state.loaded.source.is_context]
         findings = checker.check_states(checked, inventory)
-        conn.send((findings, len(checked), sum(len(s.objects) for s in checked), checker.stats))
+        conn.send((findings, len(checked), sum(len(s.objects) for s in checked), checker.stats,
+                   checker.internal_error))
     except Exception:  # reported by the parent as an internal error
         conn.send(("__error__", traceback.format_exc(limit=-4)))
     finally:

@@ -43,6 +43,9 @@ class Checker:
         self._engine = None
         self._by_kind: dict[str, list[RuleDef]] = {}
         self.stats: dict[str, int] = {}
+        # A bug in kueuelint itself (not in a rule, not in the input): the run goes on with the
+        # other files so their findings are still written, and the exit status says "report this".
+        self.internal_error: str | None = None
 
     # --- the run ------------------------------------------------------------------------
 
@@ -50,14 +53,24 @@ class Checker:
         started = time.perf_counter()
         states = self.identify_files(files)
         context_objects = [obj for state in self.identify_files(context) for obj in state.objects]
-        inventory = Inventory([o for s in states for o in s.objects] + context_objects,
-                              require_complete=self.config.require_complete)
+        inventory = self.build_inventory([o for s in states for o in s.objects] + context_objects)
         self.check_states(states, inventory)
         return RunResult(sorted(self.findings, key=Finding.sort_key), files=len(files),
                          objects=sum(len(s.objects) for s in states),
                          seconds=time.perf_counter() - started,
                          rules={code: rule.meta for code, rule in self.rules.items()},
-                         stats=self.stats)
+                         internal_error=self.internal_error, stats=self.stats)
+
+    def build_inventory(self, objects: list[KObject]) -> Inventory:
+        try:
+            return Inventory(objects, require_complete=self.config.require_complete)
+        except Exception as exc:  # cross-object rules lose their targets; per-file ones still run
+            self.note_internal_error(exc, "indexing the objects")
+            return Inventory([], require_complete=self.config.require_complete)
+
+    def note_internal_error(self, exc: BaseException, where: str) -> None:
+        if self.internal_error is None:
+            self.internal_error = internal_error_message(exc, where)
 
     def identify_files(self, files: list[LoadedFile]) -> list[FileState]:
         return [self._identify(f) for f in files]
@@ -69,7 +82,10 @@ class Checker:
                           crds=tuple(resolve_paths(config, config.crds)),
                           cel_engine=None if config.cel_engine == "auto" else config.cel_engine)
         for number, state in enumerate(states, start=1):
-            self._check_file(state, ctx)
+            try:
+                self._check_file(state, ctx)
+            except Exception as exc:
+                self.note_internal_error(exc, f"checking {state.loaded.source.path}")
             if self.progress:
                 self.progress(number, len(states))
         for name, count in inventory.cache.get("schema:stats", {}).items():
@@ -80,7 +96,11 @@ class Checker:
         state = FileState(loaded)
         detector = shape_detector()
         for doc in loaded.documents:
-            obj = identify(doc, self.config.default_namespace, detector)
+            try:
+                obj = identify(doc, self.config.default_namespace, detector)
+            except Exception as exc:
+                self.note_internal_error(exc, f"reading {loaded.source.path}:{doc.line}")
+                continue
             if obj is not None:
                 state.objects.append(obj)
         return state
@@ -92,9 +112,12 @@ class Checker:
         for problem in state.loaded.problems:
             self._report_problem(state, problem)
         for obj in state.objects:
-            if self.use_suppressions:
-                self._collect_annotation_suppression(state, obj)
-            self._check_object(state, obj, ctx)
+            try:
+                if self.use_suppressions:
+                    self._collect_annotation_suppression(state, obj)
+                self._check_object(state, obj, ctx)
+            except Exception as exc:
+                self.note_internal_error(exc, f"checking {obj.display()} in {source.path}:{obj.doc.line}")
         if self.use_suppressions:
             self._report_suppression_hygiene(state)
 
@@ -247,6 +270,16 @@ class Checker:
                 source_line = state.loaded.source.line_text(location.line)
                 self.findings.append(Finding(code, rule.meta.name, self.config.severity.get(
                     code, rule.meta.severity), message, location, source_line=source_line))
+
+
+def internal_error_message(exc: BaseException, where: str) -> str:
+    """One line naming the failure, what was being done, and the innermost kueuelint frame."""
+    import traceback
+
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if "kueuelint" in f.filename]
+    at = f" at {frames[-1].filename.rsplit('kueuelint', 1)[-1].lstrip('/')}:{frames[-1].lineno}" \
+        if frames else ""
+    return f"internal error, please report: {type(exc).__name__}: {exc} (while {where}{at})"
 
 
 def _render(template: str, obj: KObject, args: dict) -> str:

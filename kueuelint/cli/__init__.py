@@ -73,3 +73,8 @@ def main(argv: list[str] | None = None) -> int:
         # `kueuelint check . | head` closing the pipe is not an error worth a traceback.
         sys.stderr.close()
         return EXIT_OK
+    except (Exception, RecursionError) as exc:  # a bug in kueuelint: one line, never a traceback
+        from kueuelint.checks.runner import internal_error_message
+
+        print(f"kueuelint: {internal_error_message(exc, 'running ' + str(args.command))}", file=sys.stderr)
+        return EXIT_ERROR

@@ -65,7 +65,8 @@ def render(result: RunResult, stream: TextIO, options: ReportOptions) -> None:
             out.line()
     if result.internal_error:
         out.gap()
-        out.line(f"{paint(TOOL_NAME + ': internal error:', '1;31')} {_printable(result.internal_error)}")
+        detail = result.internal_error.removeprefix("internal error").lstrip(":, ")
+        out.line(f"{paint(TOOL_NAME + ': internal error:', '1;31')} {_printable(detail)}")
     if options.statistics and result.findings:
         out.gap()
         for text in statistics(result):
