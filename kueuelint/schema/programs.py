@@ -19,6 +19,7 @@ class Programs:
         self.engine = get_engine(engine_name)
         self.digest = digest
         self._compiled: dict[str, tuple[Any, str | None]] = {}
+        self._stopped: dict[str, str] = {}
 
     def get(self, source: str) -> tuple[Any, str | None]:
         """(program, None) or (None, why it cannot be compiled)."""
@@ -36,11 +37,24 @@ class Programs:
 
     def evaluate(self, program, bindings: dict) -> tuple[Any, str | None]:
         from kueuelint.cel.engine import CelEvalError
+        from kueuelint.checks.cel_rules import CelRuleError, may_grow, run_bounded, sandbox_available
 
         try:
-            return program.evaluate(self.engine.activation(bindings)), None
+            activation = self.engine.activation(bindings)
+            if sandbox_available() and may_grow(program.source):
+                # rules come from CRDs in the scanned tree: bounded like users' own CEL rules
+                if program.source in self._stopped:
+                    return None, self._stopped[program.source]
+                return run_bounded(lambda: program.evaluate(activation)), None
+            return program.evaluate(activation), None
         except CelEvalError as exc:
             return None, _first_line(exc)
+        except CelRuleError as exc:
+            from kueuelint.checks.cel_rules import CelLimitExceeded
+
+            if isinstance(exc, CelLimitExceeded):  # stopped once, not again for every object
+                self._stopped[program.source] = _first_line(exc)
+            return None, _first_line(exc).removeprefix("CelEvalError: ")
 
 
 def _compile_cached(engine, source: str, digest: str):
