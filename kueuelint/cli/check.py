@@ -34,6 +34,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     out.add_argument("-v", "--verbose", action="store_true",
                      help="also say what was skipped (e.g. CEL transition rules that need an old version)")
     out.add_argument("--no-progress", action="store_true", help="never show a progress line")
+    fix = parser.add_argument_group("fixing")
+    fix.add_argument("--fix", action="store_true",
+                     help="rewrite files to fix what can be fixed safely (KQ101, KQ102, KQ201, KQ630), "
+                          "then report what is left")
     gate = parser.add_argument_group("exit status")
     gate.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     gate.add_argument("--fail-on", choices=FAIL_ON, default="error",
@@ -73,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
     except RuleFileError as exc:
         raise UsageError(str(exc)) from None
     result = _run_checks(args, config, rules)
+    if args.fix and not result.internal_error:
+        result = _fix_and_recheck(result, args, config, rules)
     write_reports(result, outputs, args)
     if args.verbose:
         _explain_stats(result.stats)
@@ -107,6 +113,22 @@ def _run_checks(args, config, rules):
         if progress:
             progress(0, 0)
     result.seconds = time.perf_counter() - started
+    return result
+
+
+def _fix_and_recheck(result, args, config, rules):
+    from kueuelint.fix.apply import fix_files
+
+    report = fix_files(result.findings, config.limits, config.default_namespace)
+    if report.fixed:
+        result = _run_checks(args, config, rules)
+    for finding, reason in report.not_fixed:
+        print(f"kueuelint: not fixed: {finding.location.path}:{finding.location.line}: "
+              f"{finding.code}: {reason}", file=sys.stderr)
+    if not args.quiet:
+        files = len(report.files)
+        print(f"Fixed {len(report.fixed)} finding{'s' * (len(report.fixed) != 1)} in {files} "
+              f"file{'s' * (files != 1)}.", file=sys.stderr)
     return result
 
 
