@@ -136,7 +136,7 @@ def _compose_all(loaded: LoadedFile, limits: Limits) -> None:
                 break
             _add_document(loaded, root, index - 1, limits, track_aliases)
     except yaml.MarkedYAMLError as exc:
-        loaded.problems.append(_syntax_problem(exc, source.path))
+        loaded.problems.append(_syntax_problem(exc, source.path, source.text))
     except yaml.YAMLError as exc:
         loaded.problems.append(LoadProblem("syntax", f"YAML error: {exc}", source.path))
     except RecursionError:
@@ -195,11 +195,15 @@ def _expand_lists(data, root):
     return pairs
 
 
-def _syntax_problem(exc: yaml.MarkedYAMLError, path: str) -> LoadProblem:
+def _syntax_problem(exc: yaml.MarkedYAMLError, path: str, source_text: str) -> LoadProblem:
     mark = exc.problem_mark or exc.context_mark
     text = " ".join(part for part in (exc.context, exc.problem) if part)
     line = mark.line + 1 if mark else 1
     column = mark.column + 1 if mark else 1
+    last = source_text.count("\n") + 1
+    if line > last:
+        # libyaml reads a missing final line break as one more line: point at the real end
+        line, column = last, len(source_text) - (source_text.rfind("\n") + 1) + 1
     return LoadProblem("syntax", f"YAML syntax error: {text}", path, line, column)
 
 
