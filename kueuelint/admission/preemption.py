@@ -33,12 +33,16 @@ def find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
                  requests: dict[FR, int]) -> list[Target]:
     """The workloads Kueue would evict so that ``requests`` fit in ``cq``; [] when impossible."""
     frs = set(requests)
+    if _hopeless(state, cq, preemptor, requests):
+        return []
     candidates = _same_queue(state, cq, preemptor, frs) + _cohort(state, cq, preemptor, requests)
     if not candidates:
         return []
     candidates.sort(key=lambda c: _order_key(c, cq))
     for allow_borrowing in _runs(state, cq, candidates, frs):
         allowed = [c for c in candidates if not allow_borrowing or c.kind != WITHOUT_BORROWING]
+        if not _fits_without_all(state, cq, requests, allowed, allow_borrowing):
+            continue
         chosen = _minimal_set(state, cq, requests, allowed, allow_borrowing)
         if chosen:
             return [Target(c.workload, _reason(c, allow_borrowing)) for c in chosen]
@@ -71,14 +75,17 @@ def _reason(candidate: _Candidate, allow_borrowing: bool) -> str:
     return RECLAMATION
 
 
+_GROUP = {HIERARCHICAL: 0, WITH_BORROWING: 1, WITHOUT_BORROWING: 1, SAME_QUEUE: 2}
+
+
 def _order_key(candidate: _Candidate, cq: ClusterQueue) -> tuple:
+    """Evicted first; then hierarchical, priority-based, same-queue; then Kueue's
+    CandidatesOrdering (other queues first, lower priority, most recently admitted, UID)."""
     wl = candidate.workload
-    group = {HIERARCHICAL: 0, WITH_BORROWING: 1, WITHOUT_BORROWING: 1, SAME_QUEUE: 2}[candidate.kind]
-    return (not wl.evicted, group, wl.cluster_queue == cq.name, wl.priority, -wl.reserved_at, wl.uid)
-
-
-def _uses(workload: Admitted, frs: set[FR]) -> bool:
-    return any(workload.usage.get(fr, 0) > 0 for fr in frs)
+    static = wl.__dict__.get("_order")
+    if static is None:
+        static = wl.__dict__["_order"] = (wl.priority, -wl.reserved_at, wl.uid)
+    return (not wl.evicted, _GROUP[candidate.kind], wl.cluster_queue == cq.name) + static
 
 
 def _same_queue(state: State, cq: ClusterQueue, preemptor: Pending, frs: set[FR]) -> list[_Candidate]:
@@ -86,9 +93,7 @@ def _same_queue(state: State, cq: ClusterQueue, preemptor: Pending, frs: set[FR]
     if policy in ("", "Never"):
         return []
     found = []
-    for wl in state.holders(cq.name):
-        if not _uses(wl, frs):
-            continue
+    for wl in state.holders_using(cq.name, frs):
         lower = wl.priority < preemptor.priority
         newer_equal = (wl.priority == preemptor.priority
                        and (wl.timestamp, wl.uid) > (preemptor.timestamp, preemptor.uid))
@@ -131,9 +136,7 @@ def _borrowing_queues(node: QuotaNode, frs: set[FR]):
 def _classify(state, cq, preemptor, queue, frs, fits) -> list[_Candidate]:
     found = []
     policy = cq.preemption.reclaim
-    for wl in state.holders(queue):
-        if not _uses(wl, frs):
-            continue
+    for wl in state.holders_using(queue, frs):
         if policy == "LowerPriority" and wl.priority >= preemptor.priority:
             continue
         if fits:
@@ -166,35 +169,82 @@ def _runs(state: State, cq: ClusterQueue, candidates: list[_Candidate], frs: set
     return [True, False]
 
 
+def _contested(candidate: _Candidate, requests) -> dict[FR, int]:
+    """The part of a candidate's usage that matters for the fit checks."""
+    usage = candidate.workload.usage
+    return {fr: usage[fr] for fr in requests if fr in usage}
+
+
 def _minimal_set(state, cq, requests, candidates, allow_borrowing) -> list[_Candidate]:
     removed: list[_Candidate] = []
     fitted = False
     for candidate in candidates:
         if candidate.workload.cluster_queue != cq.name and not _still_borrowing(state, cq, candidate, requests):
             continue
-        state.charge(candidate.workload.cluster_queue, candidate.workload.usage, -1)
+        state.charge(candidate.workload.cluster_queue, _contested(candidate, requests), -1)
         removed.append(candidate)
         if _fits(state, cq, requests, allow_borrowing):
             fitted = True
             break
     if not fitted:
-        _restore(state, removed)
+        _restore(state, removed, requests)
         return []
     chosen = [removed[-1]]
     for candidate in reversed(removed[:-1]):
-        state.charge(candidate.workload.cluster_queue, candidate.workload.usage, 1)
+        state.charge(candidate.workload.cluster_queue, _contested(candidate, requests), 1)
         if _fits(state, cq, requests, allow_borrowing):
             continue    # not needed after all: it stays admitted
-        state.charge(candidate.workload.cluster_queue, candidate.workload.usage, -1)
+        state.charge(candidate.workload.cluster_queue, _contested(candidate, requests), -1)
         chosen.append(candidate)
-    _restore(state, chosen)
+    _restore(state, chosen, requests)
     order = {id(c): i for i, c in enumerate(removed)}
     return sorted(chosen, key=lambda c: order[id(c)])
 
 
-def _restore(state: State, candidates: list[_Candidate]) -> None:
+def _hopeless(state: State, cq: ClusterQueue, preemptor: Pending, requests: dict[FR, int]) -> bool:
+    """True when even evicting everything the policies allow could not make room. Works on
+    per-priority usage totals, so it costs a few operations per queue, not per workload."""
+    removal: dict[str, dict[FR, int]] = {}
+    within = cq.preemption.within
+    if within not in ("", "Never"):
+        inclusive = within == "LowerOrNewerEqualPriority"
+        removal[cq.name] = {fr: state.usage_below(cq.name, fr, preemptor.priority, inclusive) for fr in requests}
+    node = state.tree.queues.get(cq.name)
+    reclaim = cq.preemption.reclaim
+    if node is not None and node.parent is not None and reclaim not in ("", "Never"):
+        bound = None if reclaim == "Any" else preemptor.priority
+        for child in node.root().children:
+            for queue in _borrowing_queues(child, set(requests)):
+                if queue != cq.name:
+                    removal[queue] = {fr: state.usage_below(queue, fr, bound) for fr in requests}
+    for queue, usage in removal.items():
+        state.charge(queue, usage, -1)
+    fits = _fits(state, cq, requests, True)
+    for queue, usage in removal.items():
+        state.charge(queue, usage, 1)
+    return not fits
+
+
+def _fits_without_all(state, cq, requests, candidates, allow_borrowing) -> bool:
+    """Cheap upper bound: would the request fit if every candidate were gone? Usage is removed
+    per queue in bulk, so hopeless cases (the common ones) cost a handful of tree updates."""
+    per_queue: dict[str, dict[FR, int]] = {}
     for candidate in candidates:
-        state.charge(candidate.workload.cluster_queue, candidate.workload.usage, 1)
+        total = per_queue.setdefault(candidate.workload.cluster_queue, {})
+        usage = candidate.workload.usage
+        for fr in requests:
+            total[fr] = total.get(fr, 0) + usage.get(fr, 0)
+    for queue, usage in per_queue.items():
+        state.charge(queue, usage, -1)
+    fits = _fits(state, cq, requests, allow_borrowing)
+    for queue, usage in per_queue.items():
+        state.charge(queue, usage, 1)
+    return fits
+
+
+def _restore(state: State, candidates: list[_Candidate], requests) -> None:
+    for candidate in candidates:
+        state.charge(candidate.workload.cluster_queue, _contested(candidate, requests), 1)
 
 
 def _fits(state: State, cq: ClusterQueue, requests: dict[FR, int], allow_borrowing: bool) -> bool:

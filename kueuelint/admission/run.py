@@ -37,17 +37,22 @@ def simulate(inventory, incoming: list, max_cycles: int | None = None) -> Result
     priorities = Priorities(inventory)
     incoming_ids = {id(obj) for obj in incoming}
     pending: list[Pending] = []
+    holders = {}
     for obj in inventory.of_kind(WORKLOAD_KEY):
         if id(obj) in incoming_ids:
             continue
         if holds_quota(obj):
-            _add_admitted(state, obj, priorities, inventory)
+            held = admitted_from_workload(obj, priorities)
+            if held is not None:
+                holders[held.key] = obj
+                state.add(held)
         elif is_pending(obj):
             pending += _pending_of(obj, inventory, priorities, len(pending))
     first_incoming = len(pending)
     for obj in incoming:
         pending += _pending_of(obj, inventory, priorities, len(pending))
     simulator = Simulator(state, _namespace_labels(inventory))
+    simulator.requeue_lookup = lambda held: _requeued(holders.get(held.key), held, inventory, priorities)
     for workload in pending:
         problem = _resolve_queue(workload, inventory, state)
         if problem is not None:
@@ -56,6 +61,7 @@ def simulate(inventory, incoming: list, max_cycles: int | None = None) -> Result
         else:
             simulator.enqueue(workload)
     cycles = simulator.run(max_cycles)
+    warnings += simulator.warnings
     return Result(pending, simulator.outcomes, simulator.preempted, cycles, state, warnings,
                   {wl.key for wl in pending[first_incoming:]})
 
@@ -91,15 +97,15 @@ def _apply_workload_fields(obj, records: list[Pending], priorities: Priorities) 
             record.queue_name = queue
 
 
-def _add_admitted(state: State, obj, priorities: Priorities, inventory) -> None:
-    held = admitted_from_workload(obj, priorities)
-    if held is None:
-        return
-    requeued = _pending_of(obj, inventory, priorities, -1)
-    if requeued:
-        requeued[0].cluster_queue = held.cluster_queue
-        held.pending = requeued[0]
-    state.add(held)
+def _requeued(obj, held, inventory, priorities: Priorities) -> Pending | None:
+    """A preempted snapshot workload goes back to its queue (derived only when needed)."""
+    if obj is None:
+        return None
+    records = _pending_of(obj, inventory, priorities, -1)
+    if not records:
+        return None
+    records[0].cluster_queue = held.cluster_queue
+    return records[0]
 
 
 def _namespace_labels(inventory) -> dict[str, dict]:

@@ -12,6 +12,9 @@ from kueuelint.admission.queues import WorkloadQueue
 from kueuelint.admission.selectors import selects_namespace
 from kueuelint.admission.state import State
 
+# A victim may win its quota back and be preempted again; after this many round trips the
+# simulation stops requeueing it so that a preemption ping-pong cannot run forever.
+MAX_REQUEUES = 3
 NO_LONGER_FITS = "Workload no longer fits after processing another workload"
 OVERLAPPING = "Workload has overlapping preemption targets with another workload"
 BYPASSED = "Bypassed scheduling evaluation because an equivalent workload recently failed"
@@ -61,6 +64,10 @@ class Simulator:
         self.cycles = 0
         self._clock = 0.0
         self._oracle = oracle(state)
+        # How to queue again a preempted workload that came from the snapshot (set by the caller).
+        self.requeue_lookup = lambda held: None
+        self.requeues: dict[str, int] = {}
+        self.warnings: list[str] = []
 
     # --- driving ------------------------------------------------------------------------------
 
@@ -246,14 +253,22 @@ class Simulator:
             node = self.state.tree.queues.get(victim.cluster_queue)
             if node is not None:
                 roots.add(id(node.root()))
-            if victim.pending is not None and victim.cluster_queue in self.queues:
+            again = victim.pending or self.requeue_lookup(victim)
+            if again is not None and self._may_requeue(victim.key) and victim.cluster_queue in self.queues:
                 text = REASON_TEXT.get(target.reason, target.reason)
-                self._record(victim.pending, Outcome(
+                self._record(again, Outcome(
                     "pending", "Preempted", f"Preempted to accommodate a workload due to {text}",
                     victim.cluster_queue))
-                self.queues[victim.cluster_queue].push(victim.pending)
+                self.queues[victim.cluster_queue].push(again)
         if roots:
             self._wake(roots)
+
+    def _may_requeue(self, key: str) -> bool:
+        count = self.requeues[key] = self.requeues.get(key, 0) + 1
+        if count == MAX_REQUEUES + 1:
+            self.warnings.append(f"{key} was preempted {count} times (preemption ping-pong); "
+                                 "it is not queued again in this simulation")
+        return count <= MAX_REQUEUES
 
     def _wake(self, roots: set[int]) -> None:
         for name, queue in self.queues.items():

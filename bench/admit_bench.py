@@ -1,0 +1,149 @@
+"""Benchmark of the dry-admission simulator (not a test).
+
+Generates a synthetic cluster: ClusterQueues in cohorts (a quarter of them below a parent
+Cohort with its own quota), 8 flavors in two resource groups, admitted Workloads that fill
+most of the nominal quota, and pending Workloads of a handful of shapes and priorities. Then
+times, on the same objects:
+
+* ``derive``: the first, cold pass (Workload pod sets and requests derived and cached);
+* ``simulate``: building the quota state from the inventory and running the scheduler to
+  quiescence - the figure the 2 s budget is about.
+
+Usage: python bench/admit_bench.py [--scale 1] [--scale 2] [--seed 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from kueuelint.admission.run import simulate  # noqa: E402
+from kueuelint.identify.objects import identify  # noqa: E402
+from kueuelint.index.inventory import Inventory  # noqa: E402
+from kueuelint.load.source import Document, SourceFile  # noqa: E402
+
+KUEUE = "kueue.x-k8s.io/v1beta2"
+CPU_FLAVORS = ("cpu-a", "cpu-b", "cpu-c", "cpu-d")
+GPU_FLAVORS = ("gpu-a", "gpu-b", "gpu-c", "gpu-d")
+SHAPES = ((1, 2, 0), (2, 4, 0), (4, 8, 1), (1, 1, 0), (8, 16, 2), (2, 2, 1))   # cpu, GiB, gpu per pod
+
+
+def generate(scale: int, seed: int) -> list[dict]:
+    rng = random.Random(seed)
+    queues, cohorts, admitted, pending = 200 * scale, 20 * scale, 50_000 * scale, 10_000 * scale
+    objects = [_flavor(name) for name in CPU_FLAVORS + GPU_FLAVORS]
+    objects += [_cohort(f"co{c}", cohorts) for c in range(cohorts)]
+    objects += [_priority(f"p{p}", p * 100) for p in range(4)]
+    for q in range(queues):
+        objects += _queue(f"cq{q}", f"co{q % cohorts}", q)
+    for index in range(admitted):
+        objects.append(_workload(rng, f"run{index}", f"cq{index % queues}", admitted=True))
+    for index in range(pending):
+        objects.append(_workload(rng, f"wait{index}", f"cq{rng.randrange(queues)}", admitted=False))
+    return objects
+
+
+def _flavor(name: str) -> dict:
+    return {"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": name},
+            "spec": {"nodeLabels": {"pool": name}}}
+
+
+def _cohort(name: str, total: int) -> dict:
+    index = int(name[2:])
+    spec: dict = {}
+    if index % 4 == 3:          # every fourth cohort hangs below a parent with quota of its own
+        spec = {"parentName": f"org{index // 4}",
+                "resourceGroups": [_group(("cpu", "memory"), CPU_FLAVORS[:1], {"cpu": 50, "memory": "100Gi"})]}
+    return {"apiVersion": KUEUE, "kind": "Cohort", "metadata": {"name": name}, "spec": spec}
+
+
+def _priority(name: str, value: int) -> dict:
+    return {"apiVersion": KUEUE, "kind": "WorkloadPriorityClass", "metadata": {"name": name}, "value": value}
+
+
+def _group(resources, flavors, quota: dict) -> dict:
+    return {"coveredResources": list(resources),
+            "flavors": [{"name": f, "resources": [{"name": r, "nominalQuota": quota[r]} for r in resources]}
+                        for f in flavors]}
+
+
+def _queue(name: str, cohort: str, index: int) -> list[dict]:
+    preemption = [{}, {"withinClusterQueue": "LowerPriority"},
+                  {"withinClusterQueue": "LowerPriority", "reclaimWithinCohort": "Any"},
+                  {"reclaimWithinCohort": "LowerPriority",
+                   "borrowWithinCohort": {"policy": "LowerPriority", "maxPriorityThreshold": 100}}][index % 4]
+    spec = {"cohortName": cohort, "namespaceSelector": {}, "preemption": preemption,
+            "queueingStrategy": "StrictFIFO" if index % 10 == 0 else "BestEffortFIFO",
+            "resourceGroups": [_group(("cpu", "memory"), CPU_FLAVORS, {"cpu": 400, "memory": "800Gi"}),
+                               _group(("nvidia.com/gpu",), GPU_FLAVORS, {"nvidia.com/gpu": 100})]}
+    local = {"apiVersion": KUEUE, "kind": "LocalQueue", "metadata": {"name": f"lq-{name}", "namespace": "bench"},
+             "spec": {"clusterQueue": name}}
+    return [{"apiVersion": KUEUE, "kind": "ClusterQueue", "metadata": {"name": name}, "spec": spec}, local]
+
+
+def _workload(rng: random.Random, name: str, queue: str, admitted: bool) -> dict:
+    cpu, mem, gpu = rng.choice(SHAPES)
+    count = rng.choice((1, 1, 2, 4))
+    requests = {"cpu": str(cpu), "memory": f"{mem}Gi"}
+    if gpu:
+        requests["nvidia.com/gpu"] = str(gpu)
+    data = {"apiVersion": KUEUE, "kind": "Workload",
+            "metadata": {"name": name, "namespace": "bench", "uid": name,
+                         "creationTimestamp": f"2026-01-{1 + rng.randrange(28):02d}T{rng.randrange(24):02d}:00:00Z"},
+            "spec": {"queueName": f"lq-{queue}", "priority": rng.randrange(4) * 100,
+                     "podSets": [{"name": "main", "count": count, "template": {"spec": {"containers": [
+                         {"name": "c", "image": "x", "resources": {"requests": requests}}]}}}]}}
+    if admitted:
+        flavor = CPU_FLAVORS[rng.randrange(4)]
+        flavors = {"cpu": flavor, "memory": flavor}
+        usage = {"cpu": str(cpu * count), "memory": f"{mem * count}Gi"}
+        if gpu:
+            flavors["nvidia.com/gpu"] = GPU_FLAVORS[rng.randrange(4)]
+            usage["nvidia.com/gpu"] = str(gpu * count)
+        data["status"] = {"admission": {"clusterQueue": queue, "podSetAssignments": [
+            {"name": "main", "count": count, "flavors": flavors, "resourceUsage": usage}]},
+            "conditions": [{"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved",
+                            "message": "", "lastTransitionTime": data["metadata"]["creationTimestamp"]}]}
+    return data
+
+
+def to_objects(dicts: list[dict]):
+    source = SourceFile("<bench>")
+    return [identify(Document(source, index, data)) for index, data in enumerate(dicts)]
+
+
+def measure(scale: int, seed: int) -> dict:
+    objects = to_objects(generate(scale, seed))
+    inventory = Inventory(objects)
+    started = time.perf_counter()
+    simulate(inventory, [], max_cycles=1)          # cold: derives and caches every pod set
+    derived = time.perf_counter()
+    result = simulate(inventory, [])
+    finished = time.perf_counter()
+    outcomes = [o.result for o in result.outcomes.values()]
+    return {"scale": scale, "derive_s": derived - started, "simulate_s": finished - derived,
+            "cycles": result.cycles, "admitted": outcomes.count("admitted"),
+            "pending": outcomes.count("pending"), "preempted": len(result.preempted)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=int, action="append", help="multiply every count (repeatable)")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    rows = [measure(scale, args.seed) for scale in args.scale or [1, 2]]
+    for row in rows:
+        print(f"scale {row['scale']}: derive {row['derive_s']:.2f}s, simulate {row['simulate_s']:.2f}s, "
+              f"{row['cycles']} cycles, {row['admitted']} admitted, {row['pending']} pending, "
+              f"{row['preempted']} preemptions")
+    if len(rows) == 2 and rows[0]["simulate_s"]:
+        print(f"simulate ratio x{rows[1]['scale'] // rows[0]['scale']}: {rows[1]['simulate_s'] / rows[0]['simulate_s']:.2f}")
+
+
+if __name__ == "__main__":
+    main()
