@@ -212,7 +212,10 @@ class Simulator:
         message = f"{assignment.message()}. Pending the preemption of {len(entry.targets)} workload(s)"
         self._record(wl, Outcome("preempting", "WaitingForPreemptedWorkloads", message, cq.name,
                                  assignment, list(entry.targets)))
-        queue.sticky = wl
+        if queue.strategy == "StrictFIFO":
+            queue.push(wl)      # ordering alone keeps it at the head
+        else:
+            queue.sticky = wl   # BestEffortFIFO: the preemptor stays head until admitted
         run.changed = True
 
     def _still_fits(self, usage: dict[FR, int], cq: ClusterQueue, victims: list[Admitted]) -> bool:
