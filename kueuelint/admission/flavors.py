@@ -38,6 +38,7 @@ class Attempt:
     reasons: list[str] = field(default_factory=list)
     kind: str | None = None
     resource_modes: dict[str, int] = field(default_factory=dict)
+    deferred: list[tuple[str, FR, int]] = field(default_factory=list)   # oracle still to run
 
 
 @dataclass
@@ -156,19 +157,36 @@ class FlavorAssigner:
         return True
 
     def _choose_flavor(self, pod_set, group, wanted, assigned, reasons):
-        best: Attempt | None = None
-        kinds = []
+        kinds, tried = [], []
+        eager = self.cq.fungibility.when_can_preempt == "MayStopSearch"
         for name in group.flavors:
             attempt = self._try_flavor(pod_set, name, wanted, assigned)
             reasons.extend(attempt.reasons)
             kinds.append(attempt.kind)
             if attempt.mode == NO_FIT:
                 continue
-            if _stops_search(attempt, self.cq.fungibility):
+            if attempt.deferred and eager:
+                self._resolve(attempt)
+            # An attempt that still needs the oracle ends in a preemption mode, which only
+            # stops the search under MayStopSearch; so its oracle can wait (it is often moot).
+            if not attempt.deferred and _stops_search(attempt, self.cq.fungibility):
                 return attempt, None
+            tried.append(attempt)
+        best: Attempt | None = None
+        for attempt in tried:
+            self._resolve(attempt)
             if best is None or _preferred(attempt, best, self.cq.fungibility.preference):
                 best = attempt
         return best, least_severe(kinds)
+
+    def _resolve(self, attempt: Attempt) -> None:
+        """Run the preemption oracle for the resources that were waiting for it."""
+        for resource, fr, value in attempt.deferred:
+            mode, borrow = self.oracle(self.cq, self.workload, fr, value)
+            attempt.resource_modes[resource] = mode
+            attempt.mode = min(attempt.mode, mode)
+            attempt.borrow = max(attempt.borrow, borrow)
+        attempt.deferred = []
 
     def _try_flavor(self, pod_set: PodSetSpec, name: str, wanted: dict, assigned: dict) -> Attempt:
         flavor = self.state.flavors.get(name)
@@ -186,9 +204,12 @@ class FlavorAssigner:
         for resource in sorted(wanted):
             fr = (name, resource)
             mode, borrow, text, kind = self._fits_quota(fr, assigned.get(fr, 0), wanted[resource])
-            attempt.resource_modes[resource] = mode
-            attempt.mode = min(attempt.mode, mode)
-            attempt.borrow = max(attempt.borrow, borrow)
+            if mode is None:      # the oracle decides; run it only if the outcome matters
+                attempt.deferred.append((resource, fr, assigned.get(fr, 0) + wanted[resource]))
+            else:
+                attempt.resource_modes[resource] = mode
+                attempt.mode = min(attempt.mode, mode)
+                attempt.borrow = max(attempt.borrow, borrow)
             if text:
                 attempt.reasons.append(text)
             kinds.append(kind)
@@ -215,8 +236,7 @@ class FlavorAssigner:
         if value <= tree.nominal(queue, fr) or may_reclaim or self._can_preempt_while_borrowing():
             if self.oracle is None:
                 return NO_CANDIDATES, borrow, text, "WaitingForQuota"
-            mode, borrow = self.oracle(self.cq, self.workload, fr, value)
-            return mode, borrow, text, "WaitingForQuota"
+            return None, borrow, text, "WaitingForQuota"
         return NO_FIT, borrow, text, "WaitingForQuota"
 
     def _can_preempt_while_borrowing(self) -> bool:
