@@ -97,7 +97,9 @@ def yaml11_surprise(node: ScalarNode, octal_ok: bool = False) -> str | None:
     if node.style or not node.tag.startswith("tag:yaml.org,2002:"):
         return None  # quoted, block or explicitly tagged: the author chose the type
     text = node.value
-    if _WORD_BOOLS.match(text):
+    # PyYAML resolves y/n as text, the others as bool: another tag means one written explicitly
+    expected = STR_TAG if text in _GO_ONLY_BOOLS else "tag:yaml.org,2002:bool"
+    if node.tag == expected and _WORD_BOOLS.match(text):
         value = "true" if text.lower() in _TRUE_WORDS else "false"
         return (f"{text} is read as the boolean {value} (YAML 1.1); quote it (\"{text}\") "
                 f"if you mean the text, or write {value}")
