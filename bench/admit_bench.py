@@ -33,9 +33,10 @@ GPU_FLAVORS = ("gpu-a", "gpu-b", "gpu-c", "gpu-d")
 SHAPES = ((1, 2, 0), (2, 4, 0), (4, 8, 1), (1, 1, 0), (8, 16, 2), (2, 2, 1))   # cpu, GiB, gpu per pod
 
 
-def generate(scale: int, seed: int) -> list[dict]:
+def generate(scale: float, seed: int) -> list[dict]:
     rng = random.Random(seed)
-    queues, cohorts, admitted, pending = 200 * scale, 20 * scale, 50_000 * scale, 10_000 * scale
+    queues, cohorts = max(1, int(200 * scale)), max(1, int(20 * scale))
+    admitted, pending = int(50_000 * scale), int(10_000 * scale)
     objects = [_flavor(name) for name in CPU_FLAVORS + GPU_FLAVORS]
     objects += [_cohort(f"co{c}", cohorts) for c in range(cohorts)]
     objects += [_priority(f"p{p}", p * 100) for p in range(4)]
@@ -117,7 +118,7 @@ def to_objects(dicts: list[dict]):
     return [identify(Document(source, index, data)) for index, data in enumerate(dicts)]
 
 
-def measure(scale: int, seed: int) -> dict:
+def measure(scale: float, seed: int) -> dict:
     objects = to_objects(generate(scale, seed))
     inventory = Inventory(objects)
     started = time.perf_counter()
@@ -133,16 +134,18 @@ def measure(scale: int, seed: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scale", type=int, action="append", help="multiply every count (repeatable)")
+    parser.add_argument("--scale", type=float, action="append",
+                        help="multiply every count, e.g. 0.1 or 2 (repeatable; default 1 and 2)")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     rows = [measure(scale, args.seed) for scale in args.scale or [1, 2]]
     for row in rows:
-        print(f"scale {row['scale']}: derive {row['derive_s']:.2f}s, simulate {row['simulate_s']:.2f}s, "
+        print(f"scale {row['scale']:g}: derive {row['derive_s']:.2f}s, simulate {row['simulate_s']:.2f}s, "
               f"{row['cycles']} cycles, {row['admitted']} admitted, {row['pending']} pending, "
               f"{row['preempted']} preemptions")
     if len(rows) == 2 and rows[0]["simulate_s"]:
-        print(f"simulate ratio x{rows[1]['scale'] // rows[0]['scale']}: {rows[1]['simulate_s'] / rows[0]['simulate_s']:.2f}")
+        factor = rows[1]["scale"] / rows[0]["scale"]
+        print(f"simulate time ratio for x{factor:g} counts: {rows[1]['simulate_s'] / rows[0]['simulate_s']:.2f}")
 
 
 if __name__ == "__main__":
