@@ -109,3 +109,21 @@ def test_results_do_not_depend_on_input_order(case, rng):
                            for k, o in sim.outcomes.items()}  # noqa: E731
     assert summary(first) == summary(second)
     assert sorted(t.workload.key for t in first.preempted) == sorted(t.workload.key for t in second.preempted)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_queues_and_workloads())
+def test_fair_sharing_respects_limits_too(case):
+    queues, workloads = case
+    state = build(queues)
+    state.fair_sharing = True
+    simulate(state, pending(workloads))
+    for node in state.tree.queues.values():
+        for fr, used in node.usage.items():
+            q = node.quotas.get(fr, ResourceQuota())
+            if node.parent is not None and q.borrowing_limit is not None:
+                assert used <= q.nominal + q.borrowing_limit
+            assert used >= 0
+    for root in {id(n.root()): n.root() for n in state.tree.queues.values()}.values():
+        for fr, used in root.usage.items():
+            assert used <= root.subtree.get(fr, 0)

@@ -39,6 +39,10 @@ def find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
     if not candidates:
         return []
     candidates.sort(key=lambda c: _order_key(c, cq))
+    if state.fair_sharing:
+        from kueuelint.admission.fairsharing import fair_targets
+
+        return fair_targets(state, cq, preemptor, requests, candidates, state.fair_strategies)
     for allow_borrowing in _runs(state, cq, candidates, frs):
         allowed = [c for c in candidates if not allow_borrowing or c.kind != WITHOUT_BORROWING]
         if not _fits_without_all(state, cq, requests, allowed, allow_borrowing):

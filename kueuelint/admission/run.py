@@ -31,9 +31,7 @@ class Result:
 def simulate(inventory, incoming: list, max_cycles: int | None = None) -> Result:
     """Simulate Kueue's scheduler on ``inventory``; ``incoming`` are the objects to admit."""
     state, warnings = build_state(inventory, *_config_flags(inventory))
-    if state.fair_sharing:
-        warnings.append("fair sharing is enabled in the Kueue Configuration; it is not simulated, "
-                        "classical preemption and ordering are used")
+    _fair_strategies(state, inventory)
     priorities = Priorities(inventory)
     incoming_ids = {id(obj) for obj in incoming}
     pending: list[Pending] = []
@@ -73,6 +71,14 @@ def _config_flags(inventory) -> tuple[bool, bool]:
     ignore = ResourcesConfig.from_configuration(config).quota_check_ignores_undeclared
     fair = config.get("fairSharing") if isinstance(config.get("fairSharing"), dict) else {}
     return ignore, bool(fair.get("enable"))
+
+
+def _fair_strategies(state: State, inventory) -> None:
+    config = inventory.kueue_configuration() or {}
+    fair = config.get("fairSharing") if isinstance(config.get("fairSharing"), dict) else {}
+    strategies = fair.get("preemptionStrategies")
+    if isinstance(strategies, list) and strategies:
+        state.fair_strategies = tuple(str(s) for s in strategies)
 
 
 def _pending_of(obj, inventory, priorities: Priorities, seq: int) -> list[Pending]:

@@ -95,12 +95,20 @@ class Simulator:
         entries = [self._nominate(wl, self.state.queues[name]) for name, wl in self._heads()]
         entries.sort(key=Entry.sort_key)
         run = _Cycle()
-        for entry in entries:
+        while entries:
+            entry = entries.pop(0) if not self.state.fair_sharing else self._fair_next(entries)
             self._process(entry, run)
         for fr_queue, usage in run.reserved:
             self.state.charge(fr_queue, usage, -1)
         self._release_victims(run)
         return run.changed
+
+    def _fair_next(self, entries: list[Entry]) -> Entry:
+        from kueuelint.admission.fairsharing import pick_next
+
+        entry = pick_next(self.state, entries)
+        entries.remove(entry)
+        return entry
 
     def _heads(self) -> list[tuple[str, Pending]]:
         heads = []

@@ -16,6 +16,7 @@ class State:
     admitted_by_cq: dict[str, dict[str, Admitted]] = field(default_factory=dict)
     ignore_undeclared: bool = False
     fair_sharing: bool = False
+    fair_strategies: tuple[str, ...] = ("LessThanOrEqualToFinalShare", "LessThanInitialShare")
     # queue -> flavor/resource -> holders using it: preemption only looks at contested resources.
     _by_resource: dict[str, dict[FR, dict[str, Admitted]]] = field(default_factory=dict)
     # queue -> flavor/resource -> priority -> usage: bounds what preemption could ever free.
