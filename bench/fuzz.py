@@ -218,6 +218,7 @@ class Fuzzer:
 
         self.corpus = corpus
         self.workdir = workdir
+        self.report = None      # called with each Failure as it happens
         self.case_seconds = case_seconds
         self.config = Config()
         self.rules = load_rules(self.config)
@@ -234,6 +235,8 @@ class Fuzzer:
         problems = self._checked(list(files), files, summary, formats)
         if problems:
             summary.failures.append(Failure(number, name, applied, problems[0], data))
+            if self.report:
+                self.report(summary.failures[-1])
 
     def _checked(self, paths: list[str], files: dict[str, bytes], summary: Summary, formats) -> list[str]:
         previous = signal.signal(signal.SIGALRM, _on_alarm)
@@ -253,7 +256,7 @@ class Fuzzer:
 
 
 def fuzz(cases: int, seed: int, corpus_root: Path = DEFAULT_CORPUS, *, max_seconds: float | None = None,
-         progress=None) -> Summary:
+         progress=None, report=None) -> Summary:
     """Run ``cases`` cases (fewer if ``max_seconds`` runs out); the same seed gives the same cases."""
     corpus = corpus_files(corpus_root)
     if not corpus:
@@ -262,6 +265,7 @@ def fuzz(cases: int, seed: int, corpus_root: Path = DEFAULT_CORPUS, *, max_secon
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory(prefix="kueuelint-fuzz-") as workdir:
         fuzzer = Fuzzer(corpus, workdir)
+        fuzzer.report = report
         for number in range(cases):
             if max_seconds is not None and time.monotonic() - started > max_seconds:
                 break
@@ -297,12 +301,14 @@ def main(argv: list[str] | None = None) -> int:
     def progress(summary: Summary, seconds: float) -> None:
         print(f"{summary.cases} cases, {len(summary.failures)} failures, {seconds:.0f} s", file=sys.stderr)
 
-    summary = fuzz(args.cases, args.seed, args.corpus, max_seconds=args.max_seconds, progress=progress)
-    for failure in summary.failures:
-        print(f"case {failure.case} ({failure.source}; {', '.join(failure.mutations)}): {failure.problem}")
-    if args.save and summary.failures:
-        for path in save_failures(summary.failures, args.save):
-            print(f"saved {path}")
+    def report(failure: Failure) -> None:
+        print(f"case {failure.case} ({failure.source}; {', '.join(failure.mutations)}): {failure.problem}",
+              flush=True)
+        if args.save:
+            print(f"saved {save_failures([failure], args.save)[0]}", flush=True)
+
+    summary = fuzz(args.cases, args.seed, args.corpus, max_seconds=args.max_seconds, progress=progress,
+                   report=report)
     print(f"{summary.cases} cases in {summary.seconds:.1f} s, {summary.findings} findings, "
           f"{len(summary.failures)} failures")
     return 1 if summary.failures else 0
