@@ -131,3 +131,38 @@ def test_bad_input_is_a_one_line_error(tmp_path, capsys):
     assert code == 2
     assert "bad.yaml:" in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_unreadable_quantity_in_a_job_is_a_located_error(tmp_path, capsys):
+    job = ("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, namespace: default, labels: "
+           "{kueue.x-k8s.io/queue-name: user-queue}}\nspec:\n  template:\n    spec:\n      containers:\n"
+           "      - {name: c, image: x, resources: {requests: {cpu: lots}}}\n")
+    (tmp_path / "job.yaml").write_text(job)
+    code = main(["admit", str(tmp_path / "job.yaml"), "--snapshot", SINGLE])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "job.yaml:8:" in err and "invalid quantity 'lots'" in err
+
+
+MALFORMED = [
+    {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "cq"},
+     "spec": {"resourceGroups": "nope", "namespaceSelector": {}}},
+    {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": "cq"},
+     "spec": {"resourceGroups": [{"coveredResources": ["cpu"], "flavors": ["x", {"name": "f", "resources": [
+         {"name": "cpu", "nominalQuota": "bad"}, "junk"]}]}], "preemption": "x", "flavorFungibility": [1]}},
+    {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload", "metadata": {"name": "w", "namespace": "default"},
+     "spec": {"podSets": "x"}, "status": {"admission": {"clusterQueue": "cq", "podSetAssignments": ["x", {
+         "flavors": "f", "resourceUsage": {"cpu": "zz"}}]}, "conditions": "bad"}},
+    {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Cohort", "metadata": {"name": "c"}, "spec": {"parentName": ["x"]}},
+]
+
+
+@pytest.mark.parametrize("index", range(len(MALFORMED)))
+def test_malformed_snapshot_objects_do_not_crash(tmp_path, index):
+    objects = [MALFORMED[index],
+               {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
+                "metadata": {"name": "user-queue", "namespace": "default"}, "spec": {"clusterQueue": "cq"}}]
+    (tmp_path / "snap.yaml").write_text(yaml.safe_dump_all(objects))
+    code, data = admit(os.path.join(EXAMPLES, "jobs", "sample-job.yaml"), "--snapshot", str(tmp_path / "snap.yaml"))
+    assert code in (0, 1)
+    assert data["workloads"][0]["result"] in RESULTS

@@ -3,6 +3,27 @@
 from __future__ import annotations
 
 
+class InputError(Exception):
+    """Incoming workloads that cannot be simulated; ``errors`` are one-line messages."""
+
+    def __init__(self, errors: list[str]) -> None:
+        super().__init__("; ".join(errors))
+        self.errors = errors
+
+
+def input_errors(incoming_objects: list, inventory) -> list[str]:
+    """``file:line:col: message`` for incoming workloads whose requests cannot be read."""
+    from kueuelint.derive import workloads_of
+
+    errors = []
+    for obj in incoming_objects:
+        for derived in workloads_of(obj, inventory):
+            for path, message in derived.problems:
+                where = obj.locate(path, at_value=True)
+                errors.append(f"{where.path}:{where.line}:{where.column}: {message}")
+    return errors
+
+
 def admit(snapshot_objects: list, incoming_objects: list, max_cycles: int | None = None):
     """Simulate admitting ``incoming_objects`` into the snapshot; returns (Result, JSON dict)."""
     from kueuelint.admission.report import to_json
@@ -11,6 +32,9 @@ def admit(snapshot_objects: list, incoming_objects: list, max_cycles: int | None
     from kueuelint.index.inventory import Inventory
 
     inventory = Inventory(list(snapshot_objects) + list(incoming_objects))
+    errors = input_errors(incoming_objects, inventory)
+    if errors:
+        raise InputError(errors)
     incoming = [obj for obj in incoming_objects if workloads_of(obj, inventory)]
     result = simulate(inventory, incoming, max_cycles)
     return result, to_json(result)

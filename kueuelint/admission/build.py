@@ -89,8 +89,9 @@ def parse_cluster_queue(obj, warnings: list[str]) -> tuple[ClusterQueue, dict[FR
     spec = obj.spec
     groups, quotas = parse_quotas(spec.get("resourceGroups"), warnings, f"ClusterQueue {obj.name}")
     cohort = spec.get("cohortName") or spec.get("cohort")
+    cohort = cohort if isinstance(cohort, str) else None
     selector = spec.get("namespaceSelector")
-    cq = ClusterQueue(obj.name, str(cohort) if cohort else None, groups, parse_preemption(spec),
+    cq = ClusterQueue(obj.name, cohort or None, groups, parse_preemption(spec),
                       parse_fungibility(spec), str(spec.get("queueingStrategy") or "BestEffortFIFO"),
                       selector if isinstance(selector, dict) else None, admission_check_names(spec))
     return cq, quotas
@@ -133,7 +134,8 @@ def build_state(inventory, ignore_undeclared: bool = False, fair_sharing: bool =
     for obj in inventory.kueue_of_kind("Cohort"):
         _, quotas = parse_quotas(obj.spec.get("resourceGroups"), warnings, f"Cohort {obj.name}")
         weight = obj.get("spec", "fairSharing", "weight", default=1)
-        tree.add_cohort(obj.name, obj.spec.get("parentName"), quotas, _weight(weight))
+        parent = obj.spec.get("parentName")
+        tree.add_cohort(obj.name, parent if isinstance(parent, str) else None, quotas, _weight(weight))
     queues = {}
     for obj in inventory.kueue_of_kind("ClusterQueue"):
         if obj.name in queues:

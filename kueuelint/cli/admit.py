@@ -39,9 +39,14 @@ def run(args: argparse.Namespace) -> int:
         for line in errors:
             print(f"kueuelint: error: {line}", file=sys.stderr)
         return EXIT_ERROR
-    from kueuelint.admission import admit
+    from kueuelint.admission import InputError, admit
 
-    result, data = admit(snapshot, incoming, args.cycles)
+    try:
+        result, data = admit(snapshot, incoming, args.cycles)
+    except InputError as exc:
+        for line in exc.errors:
+            print(f"kueuelint: error: {line}", file=sys.stderr)
+        return EXIT_ERROR
     if args.format == "json":
         sys.stdout.write(json.dumps(data, indent=2) + "\n")
     else:
