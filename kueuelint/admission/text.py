@@ -37,7 +37,7 @@ def _workload_lines(entry: dict) -> list[str]:
     where = f"{src.get('kind', '')} {src.get('name', '')}, {src.get('file', '')}:{src.get('line', '')}"
     result, cq = entry["result"], entry.get("clusterQueue")
     head = {"admitted": f"admitted to ClusterQueue {cq}",
-            "preempting": f"admitted to ClusterQueue {cq} after preempting",
+            "preempting": f"will be admitted to ClusterQueue {cq} once its preemptions complete",
             "pending": f"pending in ClusterQueue {cq} [{entry['reason']}]",
             "inadmissible": f"inadmissible [{entry['reason']}]"}[result]
     lines = [f"{entry['workload']} ({where}): {head}"]
@@ -56,11 +56,11 @@ def _workload_lines(entry: dict) -> list[str]:
         lines.append(f"  {entry['message']}")
     if entry.get("clusterQueueStatus"):
         lines.append(f"  ClusterQueue status: {entry['clusterQueueStatus']}")
-    lines += _hint_lines(entry.get("hints"))
+    lines += _hint_lines(entry.get("hints"), src.get("kind") == "Job")
     return lines
 
 
-def _hint_lines(hints: dict | None) -> list[str]:
+def _hint_lines(hints: dict | None, is_job: bool) -> list[str]:
     if not hints:
         return []
     lines = []
@@ -68,8 +68,8 @@ def _hint_lines(hints: dict | None) -> list[str]:
     if free:
         lines.append(f"  free now: {free}")
     if "fitsWithCount" in hints:
-        lines.append(f"  would fit now with {hints['fitsWithCount']} pod(s) (partial admission via "
-                     "kueue.x-k8s.io/job-min-parallelism)")
+        how = " (allow partial admission with kueue.x-k8s.io/job-min-parallelism)" if is_job else ""
+        lines.append(f"  would fit now with {hints['fitsWithCount']} pod(s){how}")
     return lines
 
 
