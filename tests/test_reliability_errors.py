@@ -153,3 +153,21 @@ def test_a_worker_that_dies_costs_a_serial_rerun_not_the_findings(tmp_path):
     report = json.loads(proc.stdout)
     assert report["internalError"] is None
     assert len(report["findings"]) == len(names)
+
+
+def test_a_python_rule_that_raises_is_reported_with_its_code_and_object(tmp_path):
+    rules = tmp_path / "policies"
+    rules.mkdir()
+    (rules / "KQ981-explodes.yaml").write_text(
+        "code: KQ981\nname: explodes\nseverity: error\nsummary: x\nkinds: [ConfigMap]\n"
+        "implementation: python\npython: explodes:check\ndocs: {what: x}\n")
+    (rules / "explodes.py").write_text("def check(obj, ctx):\n    raise KeyError('no such thing')\n")
+    (tmp_path / ".kueuelint.yaml").write_text("rule-dirs: [policies/]\n")
+    (tmp_path / "cm.yaml").write_text(CM.format(name="a"))
+    # the rule's module is imported by name: its folder must be on the import path
+    proc = run_cli("check", "--no-source", "-q", "cm.yaml", cwd=tmp_path, env={"PYTHONPATH": str(rules)})
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert any(line.startswith("cm.yaml:1:1: KQ009") and "rule KQ981 (explodes) failed on ConfigMap "
+               "default/a: KeyError: 'no such thing'" in line for line in lines), lines
+    assert any(" KQ007 " in line for line in lines)      # the other rules still ran
