@@ -92,6 +92,9 @@ def snippet(finding: Finding, paint: _Paint) -> list[str]:
     raw = finding.source_line.rstrip("\r\n").replace("\n", " ")
     column = min(max(loc.column, 1), len(raw) + 1)
     end_line, end_column = end_of(loc)
+    raw, shift = _window(raw, column)
+    column -= shift
+    end_column = end_column - shift if end_column is not None else None
     width = 1
     if end_line == loc.line and end_column is not None and end_column > column:
         width = max(1, _width(_printable(raw[column - 1:end_column - 1])))
@@ -101,6 +104,20 @@ def snippet(finding: Finding, paint: _Paint) -> list[str]:
     marker = paint.severity("^" + "~" * (width - 1), finding.severity)
     shown = _printable(raw).expandtabs(TAB_WIDTH)
     return [f"  {number} | {shown}".rstrip(), f"  {' ' * len(number)} | {' ' * pad}{marker}"]
+
+
+SNIPPET_WIDTH = 240   # a 1 MB line is shown as the part around the column, not all of it
+
+
+def _window(raw: str, column: int) -> tuple[str, int]:
+    """The part of a long line around ``column``, and how many characters were cut before it."""
+    if len(raw) <= SNIPPET_WIDTH:
+        return raw, 0
+    start = max(0, min(column - 1 - SNIPPET_WIDTH // 3, len(raw) - SNIPPET_WIDTH))
+    shown = raw[start:start + SNIPPET_WIDTH]
+    head = "…" if start else ""
+    tail = "…" if start + SNIPPET_WIDTH < len(raw) else ""
+    return head + shown + tail, start - len(head)
 
 
 def statistics(result: RunResult) -> list[str]:
