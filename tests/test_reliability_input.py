@@ -186,3 +186,12 @@ def test_python_rules_in_the_scanned_tree_are_not_loaded(tmp_path):
     proc = run_cli("check", str(tmp_path), cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert not marker.exists()
+
+
+def test_a_finding_on_a_1_mb_line_shows_only_the_part_around_it(tmp_path):
+    value = "x" * (1 << 20)
+    (tmp_path / "long.yaml").write_text(GOOD + f"data: {{a: {value}, b: yes}}\n")
+    proc = run_cli("check", str(tmp_path / "long.yaml"))
+    line, caret = proc.stdout.splitlines()[1:3]
+    assert len(line) < 300 and line.endswith("b: yes}")
+    assert line[caret.index("^"):].startswith("yes")
