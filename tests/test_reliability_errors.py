@@ -171,3 +171,30 @@ def test_a_python_rule_that_raises_is_reported_with_its_code_and_object(tmp_path
     assert any(line.startswith("cm.yaml:1:1: KQ009") and "rule KQ981 (explodes) failed on ConfigMap "
                "default/a: KeyError: 'no such thing'" in line for line in lines), lines
     assert any(" KQ007 " in line for line in lines)      # the other rules still ran
+
+
+# A bug while reading one file (here: parsing raises) is confined to that file.
+BREAK_LOADER = textwrap.dedent("""
+    import sys
+    from kueuelint.load import discover
+    real = discover.parse_text
+    def broken(source, limits):
+        if "boom" in source.path:
+            raise MemoryError("injected")
+        return real(source, limits)
+    discover.parse_text = broken
+    from kueuelint.cli import main
+    sys.exit(main(sys.argv[1:]))
+""")
+
+
+def test_a_bug_while_reading_one_file_keeps_the_other_files_findings(tmp_path):
+    make_tree(tmp_path)
+    env = {**os.environ, "KUEUELINT_NO_CACHE": "1"}
+    proc = subprocess.run([sys.executable, "-c", BREAK_LOADER, "check", "--format", "json", "."],
+                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["internalError"].startswith("internal error, please report: MemoryError: injected")
+    assert "reading boom.yaml" in report["internalError"]
+    assert sorted(f["file"] for f in report["findings"]) == ["a.yaml", "c.yaml"]

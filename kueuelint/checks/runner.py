@@ -203,6 +203,9 @@ class Checker:
                    violation.fix)
 
     def _report_problem(self, state: FileState, problem) -> None:
+        if problem.kind == "internal-error":
+            self.internal_error = self.internal_error or problem.message
+            return
         rule = self._problem_codes.get(problem.kind)
         if rule is None:
             return

@@ -14,6 +14,7 @@ from kueuelint.load.source import LoadedFile, LoadProblem, SourceFile, decode, p
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 STDIN = "-"
+INTERNAL_ERROR = "internal-error"   # problem kind: reported as the run's internal error, not a finding
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,18 @@ def read_target(target: Target, limits: Limits, *, is_context: bool = False,
                 stdin_name: str = "<stdin>") -> LoadedFile:
     """Read and parse one target; any failure becomes a problem on the returned file."""
     display = stdin_name if target.path == STDIN else target.path
-    source = SourceFile(display, is_context=is_context)
+    try:
+        return _read_and_parse(target, limits, SourceFile(display, is_context=is_context))
+    except Exception as exc:  # a bug of ours: this file is lost, the run and its findings are not
+        from kueuelint.checks.runner import internal_error_message
+
+        message = internal_error_message(exc, f"reading {display}")
+        return LoadedFile(SourceFile(display, is_context=is_context),
+                          problems=[LoadProblem(INTERNAL_ERROR, message, display)])
+
+
+def _read_and_parse(target: Target, limits: Limits, source: SourceFile) -> LoadedFile:
+    display = source.path
     raw, problem = _read_bytes(target.path, limits)
     if problem is None:
         text, problem = decode(raw, display, limits)

@@ -57,6 +57,7 @@ class _ScalarReader(SafeConstructor):
 
 
 _reader = _ScalarReader()
+MAX_NUMBER_CHARS = 1000   # far past 64 bits, well inside Python's 4300-digit conversion limit
 
 
 def _scalar_value(node: ScalarNode):
@@ -65,11 +66,13 @@ def _scalar_value(node: ScalarNode):
         return node.value
     if tag == "tag:yaml.org,2002:int":
         text = node.value
+        if ":" in text or len(text) > MAX_NUMBER_CHARS:
+            # No base-60 numbers on the API server ("1:30" stays text), and Go reads a number
+            # too big for 64 bits as text too; Python would refuse to convert it anyway.
+            return text
         if text.isdigit() and (text == "0" or text[0] != "0"):
-            return int(text)
-        if ":" in text:
-            return text  # the API server's YAML reader has no base-60 numbers: "1:30" stays text
-        return _reader.construct_yaml_int(node)
+            return _int64(int(text), text)
+        return _int64(_reader.construct_yaml_int(node), text)
     if tag == "tag:yaml.org,2002:float" and ":" in node.value:
         return node.value
     if tag == "tag:yaml.org,2002:bool":
@@ -103,13 +106,28 @@ def yaml11_surprise(node: ScalarNode, octal_ok: bool = False) -> str | None:
         value = "true" if text.lower() in _TRUE_WORDS else "false"
         return (f"{text} is read as the boolean {value} (YAML 1.1); quote it (\"{text}\") "
                 f"if you mean the text, or write {value}")
-    if node.tag == "tag:yaml.org,2002:int" and not octal_ok and _OCTAL.match(text):
+    if node.tag == "tag:yaml.org,2002:int" and not octal_ok and len(text) <= MAX_NUMBER_CHARS \
+            and _OCTAL.match(text):
         return (f"{text} has a leading zero and is read as the octal number "
                 f"{_reader.construct_yaml_int(node)} (YAML 1.1); quote it if you mean the text")
     if _SEXAGESIMAL.match(text) and node.tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float"):
         return (f"{text} looks like a base-60 number (YAML 1.1) that YAML tools read differently; "
                 "quote it if you mean the text")
     return None
+
+
+def _int64(value: int, text: str):
+    """Numbers past 64 bits, as Go's YAML reader leaves them: decimal ones become floats,
+    others (and any a float cannot hold) stay text.  CEL could not take them as ints either."""
+    if -(1 << 63) <= value < (1 << 63):
+        return value
+    digits = text.lstrip("+-").replace("_", "")
+    if digits.isdigit() and digits[0] != "0":
+        try:
+            return float(value)
+        except OverflowError:
+            pass
+    return text
 
 
 class NodeBuilder:
