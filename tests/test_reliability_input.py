@@ -195,3 +195,24 @@ def test_a_finding_on_a_1_mb_line_shows_only_the_part_around_it(tmp_path):
     line, caret = proc.stdout.splitlines()[1:3]
     assert len(line) < 300 and line.endswith("b: yes}")
     assert line[caret.index("^"):].startswith("yes")
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "junit", "github"])
+def test_file_names_that_are_not_utf8_in_every_format(tmp_path, fmt):
+    # found by hand: SARIF, and text/github written with -o, raised UnicodeEncodeError
+    folder = os.fsencode(tmp_path)
+    with open(os.path.join(folder, b"caf\xe9.yaml"), "wb") as handle:
+        handle.write(b"a: [\n")
+    (tmp_path / "ok.yaml").write_text(GOOD + "data: {a: on}\n")
+    to_stdout = run_cli("check", "--format", fmt, ".", cwd=tmp_path)
+    to_file = run_cli("check", "--format", fmt, "-o", str(tmp_path / "report.out"), ".", cwd=tmp_path)
+    for proc in (to_stdout, to_file):
+        assert proc.returncode == 1 and "internal error" not in proc.stderr + proc.stdout, proc.stderr
+    assert "caf" in (tmp_path / "report.out").read_text(encoding="utf-8")
+
+
+def test_an_ascii_only_terminal_gets_escapes_not_a_crash(tmp_path):
+    (tmp_path / "ünï.yaml").write_text(GOOD + "data: {a: on, b: \"…\"}\n", encoding="utf-8")
+    proc = run_cli("check", str(tmp_path), env={"PYTHONIOENCODING": "ascii"})
+    assert proc.returncode == 0 and "internal error" not in proc.stdout + proc.stderr
+    assert "KQ007" in proc.stdout

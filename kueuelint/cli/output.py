@@ -18,16 +18,29 @@ def open_outputs(formats: list[str], outputs: list[str]):
     for index, name in enumerate(formats):
         if index < len(outputs) and outputs[index] != "-":
             try:
-                stream = open(outputs[index], "w", encoding="utf-8", newline="\n")
+                stream = open(outputs[index], "w", encoding="utf-8", newline="\n", errors=UNENCODABLE)
             except OSError as exc:
                 raise UsageError(f"cannot write {outputs[index]}: {exc.strerror}") from None
             pairs.append((name, stream, False))
         else:
             stdout_users += 1
+            _tolerant(sys.stdout)
             pairs.append((name, sys.stdout, True))
     if stdout_users > 1:
         raise UsageError("only one --format can go to standard output; give the others an --output FILE")
     return pairs
+
+
+# File names that are not UTF-8 reach us as surrogate escapes, and a terminal may only take
+# ASCII: show what cannot be encoded as an escape rather than fail while writing the report.
+UNENCODABLE = "backslashreplace"
+
+
+def _tolerant(stream) -> None:
+    try:
+        stream.reconfigure(errors=UNENCODABLE)
+    except (AttributeError, ValueError):
+        pass  # not a text file we can reconfigure (e.g. replaced by a test); leave it
 
 
 def want_color(mode: str, stream) -> bool:

@@ -151,7 +151,8 @@ def artifact_location(path: str, base: str | None) -> dict[str, str]:
     shown = relative_path(path, base)
     if os.path.isabs(shown):
         return {"uri": Path(shown).as_uri()}
-    return {"uri": quote(shown, safe="/"), "uriBaseId": SRCROOT}
+    # a file name that is not UTF-8 (kept by Python as surrogate escapes) is quoted byte for byte
+    return {"uri": quote(os.fsencode(shown), safe="/"), "uriBaseId": SRCROOT}
 
 
 def _directory_uri(directory: str) -> str:
