@@ -31,7 +31,22 @@ class _Candidate:
 
 def find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
                  requests: dict[FR, int]) -> list[Target]:
-    """The workloads Kueue would evict so that ``requests`` fit in ``cq``; [] when impossible."""
+    """The workloads Kueue would evict so that ``requests`` fit in ``cq``; [] when impossible.
+
+    While ``state.target_cache`` is a dict (the nomination phase of a cycle, when usage does not
+    change), answers are memoised: the oracle and the final search often ask the same question.
+    """
+    cache = state.target_cache
+    if cache is None:
+        return _find_targets(state, cq, preemptor, requests)
+    key = (cq.name, preemptor.key, tuple(sorted(requests.items())))
+    if key not in cache:
+        cache[key] = _find_targets(state, cq, preemptor, requests)
+    return list(cache[key])
+
+
+def _find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
+                  requests: dict[FR, int]) -> list[Target]:
     frs = set(requests)
     if _hopeless(state, cq, preemptor, requests):
         return []

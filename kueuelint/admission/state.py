@@ -17,6 +17,8 @@ class State:
     ignore_undeclared: bool = False
     fair_sharing: bool = False
     fair_strategies: tuple[str, ...] = ("LessThanOrEqualToFinalShare", "LessThanInitialShare")
+    # Memo of preemption searches; a dict only while usage is frozen (see find_targets).
+    target_cache: dict | None = None
     # queue -> flavor/resource -> holders using it: preemption only looks at contested resources.
     _by_resource: dict[str, dict[FR, dict[str, Admitted]]] = field(default_factory=dict)
     # queue -> flavor/resource -> priority -> usage: bounds what preemption could ever free.
