@@ -162,7 +162,13 @@ class NodeBuilder:
                 # Kubernetes objects and drops them for files Python tools read.
                 kind = "yaml11-yn" if node.value in _GO_ONLY_BOOLS else "yaml11-scalar"
                 self._problem(node, kind, surprise)
-            return _scalar_value(node)
+            try:
+                return _scalar_value(node)
+            except Exception:  # noqa: BLE001 - PyYAML's constructors fail in many ways on bad text
+                # `!!float abc`, `!!bool maybe`, `!!int ""`: the API server refuses to decode these
+                short = node.tag.replace("tag:yaml.org,2002:", "!!")
+                self._problem(node, "syntax", f"{node.value[:40]!r} is not a valid {short} value")
+                return node.value
         if depth > self.max_depth:
             raise DepthLimitExceeded(node, self.max_depth)
         if not self.track_aliases:
