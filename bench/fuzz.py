@@ -39,6 +39,7 @@ EDGE_VALUES = [
     "true", "1Ei", "999999999999999999999Ki", "0.000000001m", "-5Gi", "1e-400", "\"\\u0000\"",
     "\"" + "a" * 300 + "\"", "!!binary aGVsbG8=", "!!python/object:os.system {}", "*undefined",
     "&a [*a]", "[[[[[[[[]]]]]]]]", "{a: {b: {c: {}}}}", "'\\ud800'", "\"\\t\\r\"", "|-\n  text",
+    "!!float abc", "!!int \"\"", "!!bool maybe", "!!int 0b", "9" * 5000, "0x" + "f" * 900, "y",
 ]
 HOSTILE = [
     "a: &a [x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b]\n"
