@@ -17,6 +17,7 @@ from decimal import Decimal
 from kueuelint.accounting.requests import ResourcesConfig, pod_requests
 from kueuelint.derive.model import PodSet, Workload
 from kueuelint.identify.kinds import KUEUE_GROUP, kind_key
+from kueuelint.identify.objects import dig
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
@@ -82,17 +83,7 @@ class _Subject:
     namespace: str | None
 
     def get(self, *path, default=None):
-        node = self.data
-        for part in path:
-            if isinstance(node, dict) and isinstance(part, str):
-                node = node.get(part)
-            elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
-                node = node[part]
-            else:
-                return default
-            if node is None:
-                return default
-        return node
+        return dig(self.data, *path, default=default)
 
 
 @dataclass(frozen=True)

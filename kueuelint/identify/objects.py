@@ -69,17 +69,7 @@ class KObject:
 
     def get(self, *path, default=None):
         """Follow ``path`` through dicts and lists; ``default`` when any step is missing."""
-        node = self.data
-        for part in path:
-            if isinstance(node, dict) and isinstance(part, str):
-                node = node.get(part)
-            elif isinstance(node, list) and isinstance(part, int) and -len(node) <= part < len(node):
-                node = node[part]
-            else:
-                return default
-            if node is None:
-                return default
-        return node
+        return dig(self.data, *path, default=default)
 
     def locate(self, path: tuple | list = (), *, at_value: bool = False) -> Location:
         return self.doc.locate(path, at_value=at_value)
@@ -102,6 +92,22 @@ class KObject:
 
     def display(self) -> str:
         return f"{self.kind} {self.namespace}/{self.name}" if self.namespace else f"{self.kind} {self.name}"
+
+
+def dig(data, *path, default=None):
+    """``data[p0][p1]...`` through dicts (str keys) and lists (int indexes), or ``default``
+    when a step is missing, null or of the wrong type: input is never trusted to be well formed."""
+    node = data
+    for part in path:
+        if isinstance(node, dict) and isinstance(part, str):
+            node = node.get(part)
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+        else:
+            return default
+        if node is None:
+            return default
+    return node
 
 
 def identify(doc: Document, default_namespace: str = DEFAULT_NAMESPACE,
