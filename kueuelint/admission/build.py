@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kueuelint.accounting.quantity import safe_parse, to_kueue_units
 from kueuelint.accounting.quota import FR, QuotaTree, ResourceQuota
-from kueuelint.admission.model import ClusterQueue, Flavor, Fungibility, Preemption, ResourceGroup
+from kueuelint.admission.model import ClusterQueue, as_list, Flavor, Fungibility, Preemption, ResourceGroup
 from kueuelint.admission.state import State
 
 # v1beta1 aliases of the v1beta2 fungibility values.
@@ -38,13 +38,13 @@ def parse_quotas(resource_groups, warnings: list[str], where: str):
     for group in resource_groups if isinstance(resource_groups, list) else ():
         if not isinstance(group, dict):
             continue
-        covered = tuple(str(r) for r in group.get("coveredResources") or ())
+        covered = tuple(str(r) for r in as_list(group.get("coveredResources")))
         names = []
-        for flavor in group.get("flavors") or ():
+        for flavor in as_list(group.get("flavors")):
             if not isinstance(flavor, dict) or not flavor.get("name"):
                 continue
             names.append(str(flavor["name"]))
-            for res in flavor.get("resources") or ():
+            for res in as_list(flavor.get("resources")):
                 if isinstance(res, dict) and res.get("name"):
                     quotas[(names[-1], str(res["name"]))] = _resource_quota(res, warnings, where)
         groups.append(ResourceGroup(covered, tuple(names)))
@@ -77,10 +77,10 @@ def parse_fungibility(spec: dict) -> Fungibility:
 
 
 def admission_check_names(spec: dict) -> list[str]:
-    names = [str(n) for n in spec.get("admissionChecks") or () if isinstance(n, str)]
+    names = [str(n) for n in as_list(spec.get("admissionChecks")) if isinstance(n, str)]
     strategy = spec.get("admissionChecksStrategy")
     if isinstance(strategy, dict):
-        names += [str(c["name"]) for c in strategy.get("admissionChecks") or ()
+        names += [str(c["name"]) for c in as_list(strategy.get("admissionChecks"))
                   if isinstance(c, dict) and c.get("name")]
     return names
 
@@ -119,7 +119,7 @@ def _admission_checks(inventory) -> dict[str, bool]:
     """AdmissionCheck name -> active (an object without status counts as active)."""
     found = {}
     for obj in inventory.kueue_of_kind("AdmissionCheck"):
-        conditions = obj.get("status", "conditions", default=[]) or []
+        conditions = as_list(obj.get("status", "conditions"))
         active = [c for c in conditions if isinstance(c, dict) and c.get("type") == "Active"]
         found[obj.name] = not active or active[0].get("status") == "True"
     return found
@@ -138,8 +138,8 @@ def build_state(inventory, ignore_undeclared: bool = False, fair_sharing: bool =
         tree.add_cohort(obj.name, parent if isinstance(parent, str) else None, quotas, _weight(weight))
     queues = {}
     for obj in inventory.kueue_of_kind("ClusterQueue"):
-        if obj.name in queues:
-            continue    # a duplicate: the first definition wins, as in the inventory
+        if obj.name in queues or not obj.name:
+            continue    # a duplicate (the first definition wins, as in the inventory) or nameless
         cq, quotas = parse_cluster_queue(obj, warnings)
         cq.inactive = inactive_reason(obj, cq, flavors, checks)
         queues[cq.name] = cq

@@ -7,7 +7,7 @@ unlabeled flavor matches every selector (v0.19 behaviour, fix #12449).
 
 from __future__ import annotations
 
-from kueuelint.admission.model import Flavor, PodSetSpec
+from kueuelint.admission.model import Flavor, PodSetSpec, as_list
 
 BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
 
@@ -61,7 +61,7 @@ def _relevant_terms(terms: list | None, labels: dict) -> list[list[dict]] | None
     kept = []
     for term in terms:
         exprs = term.get("matchExpressions") if isinstance(term, dict) else None
-        filtered = [e for e in exprs or () if isinstance(e, dict) and e.get("key") in labels]
+        filtered = [e for e in as_list(exprs) if isinstance(e, dict) and e.get("key") in labels]
         if not filtered:
             return None        # an empty term matches everything, and terms are ORed
         kept.append(filtered)
@@ -71,7 +71,7 @@ def _relevant_terms(terms: list | None, labels: dict) -> list[list[dict]] | None
 def _expression_matches(expr: dict, labels: dict) -> bool:
     operator = expr.get("operator")
     value = labels.get(expr.get("key"))
-    values = [str(v) for v in expr.get("values") or ()]
+    values = [str(v) for v in as_list(expr.get("values"))]
     if operator == "In":
         return value in values
     if operator == "NotIn":

@@ -6,6 +6,15 @@ from dataclasses import dataclass, field
 
 from kueuelint.accounting.quota import FR
 
+def as_list(value) -> list:
+    """``value`` if it is a list, else [] (hand-written YAML can hold anything anywhere)."""
+    return value if isinstance(value, list) else []
+
+
+def as_dict(value) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
 # Granular modes of the flavor assigner, worst first (kueue-scheduler.md §2.3).
 NO_FIT, NO_CANDIDATES, PREEMPT, RECLAIM, FIT = range(5)
 

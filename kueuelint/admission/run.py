@@ -131,10 +131,12 @@ def _resolve_queue(workload: Pending, inventory, state: State) -> tuple[str, str
         return "Misconfigured", f"LocalQueue {name} doesn't exist"
     stop = local_queue.spec.get("stopPolicy")
     cq_name = local_queue.spec.get("clusterQueue")
-    workload.cluster_queue = cq_name if isinstance(cq_name, str) else None
+    if not isinstance(cq_name, str) or not cq_name:
+        return "Misconfigured", f"LocalQueue {name} names no ClusterQueue"
+    workload.cluster_queue = cq_name
     if stop and stop != "None":
         return "Suspended", f"LocalQueue {name} is stopped"
-    cq = state.queues.get(workload.cluster_queue or "")
+    cq = state.queues.get(cq_name)
     if cq is None:
         return "Misconfigured", f"ClusterQueue {cq_name} doesn't exist"
     if cq.inactive is not None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from kueuelint.admission.model import as_dict, as_list
+
 NAME_LABEL = "kubernetes.io/metadata.name"
 
 
 def namespace_labels(namespace: str, namespaces: dict[str, dict]) -> dict:
     """Labels of a namespace; every namespace carries its own name label, even if not seen."""
-    labels = dict(namespaces.get(namespace) or {})
+    labels = dict(as_dict(namespaces.get(namespace)))
     labels.setdefault(NAME_LABEL, namespace)
     return labels
 
@@ -20,16 +22,16 @@ def selects_namespace(selector: dict | None, namespace: str, namespaces: dict[st
 
 
 def matches(selector: dict, labels: dict) -> bool:
-    for key, value in (selector.get("matchLabels") or {}).items():
+    for key, value in as_dict(selector.get("matchLabels")).items():
         if str(labels.get(key)) != str(value) or key not in labels:
             return False
-    return all(_expression(expr, labels) for expr in selector.get("matchExpressions") or ()
+    return all(_expression(expr, labels) for expr in as_list(selector.get("matchExpressions"))
                if isinstance(expr, dict))
 
 
 def _expression(expr: dict, labels: dict) -> bool:
     key, operator = expr.get("key"), expr.get("operator")
-    values = [str(v) for v in expr.get("values") or ()]
+    values = [str(v) for v in as_list(expr.get("values"))]
     if operator == "In":
         return key in labels and str(labels[key]) in values
     if operator == "NotIn":

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from kueuelint.accounting.quantity import safe_parse, to_kueue_units
-from kueuelint.admission.model import Admitted, Pending, PodSetSpec
+from kueuelint.admission.model import Admitted, Pending, PodSetSpec, as_dict, as_list
 
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
 # Jobs named on the command line without a creation time come after everything in the snapshot.
@@ -24,7 +24,7 @@ def epoch(value) -> float | None:
 
 
 def condition(obj, kind: str) -> dict | None:
-    for cond in obj.get("status", "conditions", default=[]) or []:
+    for cond in as_list(obj.get("status", "conditions")):
         if isinstance(cond, dict) and cond.get("type") == kind:
             return cond
     return None
@@ -123,12 +123,12 @@ def admitted_from_workload(obj, priorities: Priorities) -> Admitted | None:
     cq = admission.get("clusterQueue") if isinstance(admission, dict) else None
     if not isinstance(cq, str):
         return None
-    reclaimable = {r.get("name"): _int(r.get("count")) for r in obj.get("status", "reclaimablePods", default=[]) or []
+    reclaimable = {str(r.get("name")): _int(r.get("count")) for r in as_list(obj.get("status", "reclaimablePods"))
                    if isinstance(r, dict)}
     usage: dict = {}
-    for assignment in admission.get("podSetAssignments") or ():
+    for assignment in as_list(admission.get("podSetAssignments")):
         if isinstance(assignment, dict):
-            _add_assignment_usage(assignment, reclaimable.get(assignment.get("name"), 0), usage)
+            _add_assignment_usage(assignment, reclaimable.get(str(assignment.get("name")), 0), usage)
     reserved = condition(obj, "QuotaReserved") or {}
     created = epoch(obj.metadata.get("creationTimestamp")) or 0.0
     return Admitted(f"{obj.namespace}/{obj.name}", cq, workload_priority(obj, priorities), usage,
@@ -139,7 +139,7 @@ def admitted_from_workload(obj, priorities: Priorities) -> Admitted | None:
 def _add_assignment_usage(assignment: dict, reclaimable: int, usage: dict) -> None:
     flavors = assignment.get("flavors") if isinstance(assignment.get("flavors"), dict) else {}
     count = assignment.get("count")
-    for resource, value in (assignment.get("resourceUsage") or {}).items():
+    for resource, value in as_dict(assignment.get("resourceUsage")).items():
         flavor = flavors.get(resource)
         quantity, _ = safe_parse(value)
         if not flavor or quantity is None:
