@@ -216,3 +216,12 @@ def test_an_ascii_only_terminal_gets_escapes_not_a_crash(tmp_path):
     proc = run_cli("check", str(tmp_path), env={"PYTHONIOENCODING": "ascii"})
     assert proc.returncode == 0 and "UnicodeEncodeError" not in proc.stdout + proc.stderr
     assert "KQ007" in proc.stdout
+
+
+def test_a_dense_32_mb_file_is_refused_before_libyaml_builds_it(tmp_path):
+    # found by hand: 16 million nodes under the size limit took over 5 minutes and 3 GB
+    (tmp_path / "dense.yaml").write_text("a: [" + "1," * (16 * 1024 * 1024 - 10) + "1]\n")
+    _, findings = check_json(str(tmp_path / "dense.yaml"), *with_good_file(tmp_path), timeout_budget=60)
+    dense = [f for f in findings if f["file"].endswith("dense.yaml")]
+    assert [f["code"] for f in dense] == ["KQ006"] and "over the limit of 4,000,000" in dense[0]["message"]
+    assert_good_file_checked(findings)

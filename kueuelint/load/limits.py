@@ -11,3 +11,8 @@ class Limits:
     max_documents: int = 100_000
     max_nodes: int = 2_000_000      # per document, counting what aliases expand to
     max_depth: int = 200            # mapping/sequence nesting per document
+    # Per file, estimated before parsing from the characters that separate YAML nodes: libyaml
+    # builds a whole document in C before anything can count it, so a 32 MiB file of "1,1,1,..."
+    # (16 million nodes) would take minutes and gigabytes.  Real manifests have about one
+    # separator per 12 bytes, 2.8 million for a file at the 32 MiB size limit.
+    max_file_nodes: int = 4_000_000

@@ -105,6 +105,11 @@ def parse_text(source: SourceFile, limits: Limits) -> LoadedFile:
         loaded.problems.append(LoadProblem("depth-limit", f"flow collections nest deeper than "
                                            f"{limits.max_depth} levels", source.path, *too_deep))
         return loaded
+    nodes = _node_estimate(source.text, limits.max_file_nodes)
+    if nodes:
+        loaded.problems.append(LoadProblem("node-limit", f"about {nodes:,} YAML nodes, over the limit of "
+                                           f"{limits.max_file_nodes:,} per file; not read", source.path))
+        return loaded
     too_deep = _block_indent_over(source.text)
     if too_deep:
         loaded.problems.append(LoadProblem("depth-limit", f"block collections indented more than "
@@ -205,6 +210,15 @@ def _syntax_problem(exc: yaml.MarkedYAMLError, path: str, source_text: str) -> L
         # libyaml reads a missing final line break as one more line: point at the real end
         line, column = last, len(source_text) - (source_text.rfind("\n") + 1) + 1
     return LoadProblem("syntax", f"YAML syntax error: {text}", path, line, column)
+
+
+def _node_estimate(text: str, limit: int) -> int | None:
+    """An upper bound of the nodes in ``text`` when it is over ``limit``, else None.  Every node
+    after the first needs one of these characters before it."""
+    if len(text) <= limit:
+        return None
+    estimate = sum(text.count(char) for char in ",:\n-[{")
+    return estimate if estimate > limit else None
 
 
 def _flow_nesting_over(text: str, limit: int) -> tuple[int, int] | None:
