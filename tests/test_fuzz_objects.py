@@ -4,6 +4,7 @@ the run, and the JSON and SARIF outputs validate against their schemas."""
 
 from __future__ import annotations
 
+import copy
 import io
 import json
 import os
@@ -121,7 +122,7 @@ def paths_of(value, prefix=()):
 @st.composite
 def mutated(draw, objects):
     """Drop fields, swap types and put values at their limits, at random places."""
-    obj = draw(objects)
+    obj = copy.deepcopy(draw(objects))    # drawn values are shared: never change them in place
     for _ in range(draw(st.integers(0, 4))):
         paths = [p for p in paths_of(obj) if p]
         if not paths:
@@ -133,7 +134,7 @@ def mutated(draw, objects):
         if draw(st.booleans()):
             del parent[path[-1]]
         else:
-            parent[path[-1]] = draw(st.sampled_from(EDGES))
+            parent[path[-1]] = copy.deepcopy(draw(st.sampled_from(EDGES)))
     return obj
 
 
