@@ -198,3 +198,15 @@ def test_a_bug_while_reading_one_file_keeps_the_other_files_findings(tmp_path):
     assert report["internalError"].startswith("internal error, please report: MemoryError: injected")
     assert "reading boom.yaml" in report["internalError"]
     assert sorted(f["file"] for f in report["findings"]) == ["a.yaml", "c.yaml"]
+
+
+def test_diff_reports_files_it_cannot_read_instead_of_passing(tmp_path):
+    # found by hand: `kueuelint diff OLD NEW` said "All checks passed" for a binary NEW
+    (tmp_path / "old.yaml").write_text(CM.format(name="a"))
+    (tmp_path / "new.yaml").write_bytes(b"\x00\x01binary")
+    (tmp_path / "broken.yaml").write_text("a: [\n")
+    proc = run_cli("diff", "--format", "json", "old.yaml", "new.yaml", cwd=tmp_path)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert [(f["file"], f["code"]) for f in json.loads(proc.stdout)["findings"]] == [("new.yaml", "KQ004")]
+    proc = run_cli("diff", "broken.yaml", "old.yaml", cwd=tmp_path)
+    assert proc.returncode == 1 and "broken.yaml:2:1: KQ001" in proc.stdout

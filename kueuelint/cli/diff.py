@@ -11,7 +11,7 @@ import argparse
 import os
 import time
 
-from kueuelint.cli import EXIT_FINDINGS, EXIT_OK
+from kueuelint.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
 from kueuelint.cli.common import add_config_arguments, load_cli_config
 from kueuelint.cli.output import open_outputs
 
@@ -35,21 +35,41 @@ def run(args: argparse.Namespace) -> int:
     outputs = open_outputs(args.format or ["text"], args.output or [])
     started = time.perf_counter()
     rules = pipeline.load_rules(config)
-    old_objects = _objects(args.old, config)
+    old_files = pipeline.load_inputs([args.old], config).files
+    old_objects = _objects(old_files, config)
     new_files = pipeline.load_inputs([args.new], config).files
     result = _diff(old_objects, new_files, config, rules, [os.path.abspath(p) for p in args.crd])
+    _add_load_problems(result, old_files + new_files, rules)
     result.seconds = time.perf_counter() - started
     args.no_source, args.statistics, args.quiet = False, False, False
     write_reports(result, outputs, args)
+    if result.internal_error:
+        return EXIT_ERROR
     return EXIT_FINDINGS if any(str(f.severity) == "error" for f in result.findings) else EXIT_OK
 
 
-def _objects(path: str, config) -> list:
-    from kueuelint import pipeline
+def _objects(files, config) -> list:
     from kueuelint.checks.runner import Checker
 
-    files = pipeline.load_inputs([path], config).files
     return [obj for state in Checker({}, config).identify_files(files) for obj in state.objects]
+
+
+def _add_load_problems(result, files, rules) -> None:
+    """A file of OLD or NEW that cannot be read is a finding here too, as in ``check``."""
+    from kueuelint.findings import Finding, Location
+
+    by_kind = {kind: rule for rule in rules.values() for kind in rule.problem_kinds}
+    for loaded in files:
+        for problem in loaded.problems:
+            rule = by_kind.get(problem.kind)
+            if problem.kind == "internal-error":
+                result.internal_error = result.internal_error or problem.message
+            elif rule is not None:
+                result.findings.append(Finding(
+                    rule.meta.code, rule.meta.name, rule.meta.severity, problem.message,
+                    Location(problem.path, problem.line, problem.column),
+                    source_line=loaded.source.line_text(problem.line)))
+    result.findings.sort(key=Finding.sort_key)
 
 
 def _diff(old_objects, new_files, config, rules, crd_paths):
@@ -63,9 +83,16 @@ def _diff(old_objects, new_files, config, rules, crd_paths):
     new_objects = [obj for state in states for obj in state.objects]
     index = crd_index(Inventory(old_objects + new_objects), crd_paths)
     engine = None if config.cel_engine == "auto" else config.cel_engine
-    findings = []
+    findings, failure = [], None
     for old, new in pair(old_objects, new_objects):
-        for issue in transition_issues(new.group, new.version, new.kind, old.data, new.data, index, engine):
+        try:
+            issues = transition_issues(new.group, new.version, new.kind, old.data, new.data, index, engine)
+        except Exception as exc:  # a bug of ours: say so, keep the other objects' findings
+            from kueuelint.checks.runner import internal_error_message
+
+            failure = failure or internal_error_message(exc, f"comparing {new.display()}")
+            continue
+        for issue in issues:
             rule = rules.get(issue.code)
             location = new.locate(issue.path, at_value=issue.at_value)
             message = f"{new.display()}: {issue.message}" + (f" [{issue.judge}]" if issue.judge else "")
@@ -74,4 +101,4 @@ def _diff(old_objects, new_files, config, rules, crd_paths):
                                     new.ref(), format_path(issue.path),
                                     new.doc.source.line_text(location.line)))
     return RunResult(sorted(findings, key=Finding.sort_key), files=len(new_files), objects=len(new_objects),
-                     rules={code: rule.meta for code, rule in rules.items()})
+                     rules={code: rule.meta for code, rule in rules.items()}, internal_error=failure)
