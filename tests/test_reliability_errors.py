@@ -207,6 +207,7 @@ def test_diff_reports_files_it_cannot_read_instead_of_passing(tmp_path):
     (tmp_path / "broken.yaml").write_text("a: [\n")
     proc = run_cli("diff", "--format", "json", "old.yaml", "new.yaml", cwd=tmp_path)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
-    assert [(f["file"], f["code"]) for f in json.loads(proc.stdout)["findings"]] == [("new.yaml", "KQ004")]
+    found = [(f["file"], f["code"]) for f in json.loads(proc.stdout)["findings"]]
+    assert found == [("new.yaml", "KQ004"), ("old.yaml", "KQ007")]
     proc = run_cli("diff", "broken.yaml", "old.yaml", cwd=tmp_path)
     assert proc.returncode == 1 and "broken.yaml:2:1: KQ001" in proc.stdout
