@@ -211,3 +211,16 @@ def test_diff_reports_files_it_cannot_read_instead_of_passing(tmp_path):
     assert found == [("new.yaml", "KQ004"), ("old.yaml", "KQ007")]
     proc = run_cli("diff", "broken.yaml", "old.yaml", cwd=tmp_path)
     assert proc.returncode == 1 and "broken.yaml:2:1: KQ001" in proc.stdout
+
+
+@pytest.mark.xfail(strict=True, reason="checks/registry.py (not owned by the reliability work) "
+                   "crashes on a non-list 'kinds'; it should be a usage error naming the rule file")
+def test_a_rule_file_with_kinds_that_are_not_a_list_is_a_usage_error(tmp_path):
+    rules = tmp_path / "policies"
+    rules.mkdir()
+    (rules / "KQ970-x.yaml").write_text("code: KQ970\nname: x\nseverity: error\nsummary: x\nkinds: 5\n"
+                                        "cel: {validations: [{expression: 'true'}]}\n")
+    (tmp_path / ".kueuelint.yaml").write_text("rule-dirs: [policies/]\n")
+    proc = run_cli("check", ".", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("kueuelint: error: ") and "KQ970-x.yaml" in proc.stderr
