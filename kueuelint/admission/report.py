@@ -39,6 +39,7 @@ def _workload_json(result: Result, wl: Pending) -> dict:
     entry["preempts"] = [{"workload": t.workload.key, "reason": t.reason} for t in outcome.preempts]
     entry["reason"] = outcome.reason
     entry["message"] = outcome.message
+    entry["cycle"] = outcome.cycle          # the scheduling cycle that decided this state
     cq = result.state.queues.get(outcome.cluster_queue or "")
     if outcome.result == "admitted" and cq is not None and cq.admission_checks:
         entry["admissionChecks"] = list(cq.admission_checks)
