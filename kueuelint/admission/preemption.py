@@ -136,9 +136,31 @@ def _cohort(state: State, cq: ClusterQueue, preemptor: Pending, requests: dict[F
         for child in ancestor.children:
             if child is not previous:
                 for queue in _borrowing_queues(child, frs):
-                    found += _classify(state, cq, preemptor, queue, frs, fits)
+                    found += _useful_prefix(state, queue, frs, _classify(state, cq, preemptor, queue, frs, fits))
         previous = ancestor
     return found
+
+
+def _useful_prefix(state: State, queue: str, frs: set[FR], candidates: list[_Candidate]) -> list[_Candidate]:
+    """The candidates of one other queue that the removal loop can reach.
+
+    The loop skips a queue's candidates once the queue no longer borrows on any contested
+    resource, and within one queue the global candidate order is the local one. So only the
+    leading candidates whose usage covers what the queue borrows can ever be evicted.
+    """
+    node = state.tree.queues[queue]
+    borrowed = {fr: node.usage.get(fr, 0) - node.subtree.get(fr, 0) for fr in frs}
+    if len(candidates) < 8:
+        return candidates       # not worth sorting twice
+    candidates.sort(key=lambda c: (not c.workload.evicted, c.workload.priority, -c.workload.reserved_at, c.workload.uid))
+    kept = []
+    for candidate in candidates:
+        kept.append(candidate)
+        for fr in frs:
+            borrowed[fr] -= candidate.workload.usage.get(fr, 0)
+        if all(v <= 0 for v in borrowed.values()):
+            break
+    return kept
 
 
 def _borrowing_queues(node: QuotaNode, frs: set[FR]):
