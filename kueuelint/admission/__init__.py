@@ -1,4 +1,16 @@
-"""Dry admission: simulate Kueue's scheduler on a snapshot and explain each decision."""
+"""Dry admission: simulate Kueue's scheduler on a snapshot and explain each decision.
+
+Modules, in pipeline order: ``build`` and ``workloads`` turn the inventory into a quota
+``state`` (``accounting.quota`` does the arithmetic) and pending records; ``scheduler`` runs
+the cycles (``queues`` per ClusterQueue, ``flavors`` to assign flavors, ``preemption`` and
+``fairsharing`` for victims); ``report`` and ``text`` render the outcome.
+
+Deliberately not simulated (reported in the closing notes of issue 5): topology-aware
+scheduling, MultiKueue and admission-check controllers (a check is assumed to stay pending),
+admission fair sharing, DRA, the v0.20 DeferredFit recomputation, scan-progress memory of
+FlavorFungibility, and PodsReady timeouts. Preempted workloads are queued again, at most
+three times each, so that a preemption ping-pong cannot run forever.
+"""
 
 from __future__ import annotations
 
