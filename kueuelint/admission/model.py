@@ -101,7 +101,7 @@ class Pending:
     pod_sets: list[PodSetSpec] = field(default_factory=list)
     source: dict = field(default_factory=dict)
     cluster_queue: str | None = None
-    local_queue_problem: tuple[str, str] | None = None   # (reason, message) before queueing
+    invalid: str | None = None    # why the scheduler rejects the pod templates (request > limit)
 
     def order_key(self) -> tuple:
         """Kueue's order inside a ClusterQueue: priority, then queue-order time, then UID."""

@@ -127,7 +127,7 @@ class Simulator:
 
     def _nominate(self, workload: Pending, cq: ClusterQueue) -> Entry:
         entry = Entry(workload, cq)
-        if not selects_namespace(cq.namespace_selector, workload.namespace, self.namespaces):
+        if workload.invalid or not selects_namespace(cq.namespace_selector, workload.namespace, self.namespaces):
             return entry
         entry.assignment, entry.targets = self.assign(workload, cq)
         return entry
@@ -165,7 +165,7 @@ class Simulator:
         wl, cq, assignment = entry.workload, entry.cq, entry.assignment
         queue = self.queues[cq.name]
         if assignment is None:
-            self._record(wl, Outcome("inadmissible", "Misconfigured", NAMESPACE_MISMATCH, cq.name))
+            self._record(wl, Outcome("inadmissible", "Misconfigured", wl.invalid or NAMESPACE_MISMATCH, cq.name))
             queue.requeue_failed(wl, namespace_mismatch=True)
             run.changed = True
         elif assignment.mode == NO_FIT or (assignment.mode < FIT and not entry.targets):

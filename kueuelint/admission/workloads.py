@@ -69,6 +69,31 @@ def pod_set_spec(name: str, count: int, min_count, per_pod: dict[str, int], temp
                       list(terms) if isinstance(terms, list) else None)
 
 
+def limits_violation(pod_sets) -> str | None:
+    """Kueue's message when a container requests more than its limit (checked by the scheduler)."""
+    for index, pod_set in enumerate(pod_sets):
+        spec = as_dict(as_dict(pod_set.template).get("spec"))
+        for key in ("initContainers", "containers"):
+            for number, container in enumerate(as_list(spec.get(key))):
+                names = _over_limit(as_dict(as_dict(container).get("resources")))
+                if names:
+                    listed = ",".join(f'"{n}"' for n in names)
+                    return (f"resources validation failed: spec.podSets[{index}].template.spec.{key}[{number}]: "
+                            f"Invalid value: [{listed}]: requests must not exceed its limits")
+    return None
+
+
+def _over_limit(resources: dict) -> list[str]:
+    requests, limits = as_dict(resources.get("requests")), as_dict(resources.get("limits"))
+    over = []
+    for name in sorted(set(requests) & set(limits)):
+        request, _ = safe_parse(requests[name])
+        limit, _ = safe_parse(limits[name])
+        if request is not None and limit is not None and request > limit:
+            over.append(str(name))
+    return over
+
+
 def source_of(obj) -> dict:
     return {"file": obj.path, "line": obj.doc.line, "kind": obj.kind, "name": obj.name}
 
@@ -84,13 +109,15 @@ def pending_from_derived(obj, derived, seq: int, priorities: Priorities) -> list
     created = epoch(obj.metadata.get("creationTimestamp"))
     timestamp = created if created is not None else INCOMING_TIME + seq
     copies = max(1, derived.replicas) if derived.per_pod else 1
+    invalid = limits_violation(derived.pod_sets)
     records = []
     for index in range(copies):
         suffix = f"/pod-{index}" if copies > 1 else ""
         records.append(Pending(
             f"{namespace}/{name}{suffix}", namespace, name, derived.queue_name,
             priorities.resolve(derived.priority_class, pod_class), timestamp, seq,
-            str(obj.metadata.get("uid") or f"{namespace}/{name}{suffix}"), pod_sets, source_of(obj)))
+            str(obj.metadata.get("uid") or f"{namespace}/{name}{suffix}"), pod_sets, source_of(obj),
+            invalid=invalid))
     return records
 
 
