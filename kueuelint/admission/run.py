@@ -15,6 +15,7 @@ from kueuelint.admission.workloads import (
 
 WORKLOAD_KEY = "kueue.x-k8s.io/Workload"
 DEFAULT_QUEUE = "default"
+UNMANAGED_NAMESPACES = ("kube-system", "kueue-system")
 
 
 @dataclass
@@ -122,7 +123,9 @@ def _resolve_queue(workload: Pending, inventory, state: State) -> tuple[str, str
     """Find the ClusterQueue; (reason, message) when the workload cannot even be queued."""
     name = workload.queue_name
     if not name:
-        if inventory.kueue("LocalQueue", DEFAULT_QUEUE, workload.namespace) is None:
+        # The default managedJobsNamespaceSelector leaves out Kueue's and the system namespace.
+        unmanaged = workload.namespace in UNMANAGED_NAMESPACES
+        if unmanaged or inventory.kueue("LocalQueue", DEFAULT_QUEUE, workload.namespace) is None:
             return ("Inadmissible", "the workload names no LocalQueue (label kueue.x-k8s.io/queue-name) "
                     "and its namespace has no LocalQueue named default; Kueue does not manage it")
         name = workload.queue_name = DEFAULT_QUEUE
