@@ -217,7 +217,7 @@ def _node_estimate(text: str, limit: int) -> int | None:
     after the first needs one of these characters before it."""
     if len(text) <= limit:
         return None
-    estimate = sum(text.count(char) for char in ",:\n-[{")
+    estimate = sum(text.count(separator) for separator in (",", ":", "\n", "- ", "[", "{"))
     return estimate if estimate > limit else None
 
 
