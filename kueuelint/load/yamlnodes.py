@@ -39,7 +39,7 @@ class NodeProblem:
 
 class AliasLimitExceeded(Exception):
     def __init__(self, node: Node, limit: int):
-        super().__init__(f"document expands to more than {limit} nodes through aliases")
+        super().__init__(f"document has more than {limit:,} nodes (counting what its aliases expand to)")
         self.node = node
 
 
