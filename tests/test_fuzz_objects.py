@@ -194,3 +194,22 @@ def test_truncated_and_damaged_text_never_breaks_the_pipeline(objects, cut, junk
 def test_the_sarif_validator_really_checks():
     with pytest.raises(jsonschema.ValidationError):
         SARIF_VALIDATOR.validate({"version": "2.1.0", "runs": [{"tool": {}}]})
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(objects=st.lists(any_object, min_size=2, max_size=8), seed=st.integers(0, 1000))
+def test_findings_do_not_depend_on_the_order_of_the_files(objects, seed):
+    import random
+
+    with tempfile.TemporaryDirectory() as folder:
+        paths = []
+        for index, obj in enumerate(objects):
+            path = os.path.join(folder, f"f{index}.yaml")
+            with open(path, "wb") as handle:
+                handle.write(dump([obj]))
+            paths.append(path)
+        shuffled = paths[:]
+        random.Random(seed).shuffle(shuffled)
+        keys = [[(f.location.path, f.location.line, f.location.column, f.code, f.message)
+                 for f in run_check(order, CONFIG, RULES).findings] for order in (paths, shuffled)]
+        assert keys[0] == keys[1]
