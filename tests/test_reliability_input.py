@@ -225,3 +225,11 @@ def test_a_dense_32_mb_file_is_refused_before_libyaml_builds_it(tmp_path):
     dense = [f for f in findings if f["file"].endswith("dense.yaml")]
     assert [f["code"] for f in dense] == ["KQ006"] and "over the limit of 4,000,000" in dense[0]["message"]
     assert_good_file_checked(findings)
+
+
+def test_standard_input_is_bounded_too():
+    proc = run_cli("check", "--format", "json", "-", stdin="a" * (33 * 1024 * 1024))
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    findings = json.loads(proc.stdout)["findings"]
+    assert [(f["file"], f["code"]) for f in findings] == [("<stdin>", "KQ003")]
+    assert "input is over the limit of 33,554,432 bytes" in findings[0]["message"]

@@ -77,8 +77,9 @@ class LoadedFile:
 
 def decode(raw: bytes, path: str, limits: Limits) -> tuple[str | None, LoadProblem | None]:
     if len(raw) > limits.max_file_bytes:
-        return None, LoadProblem("file-too-large", f"file is {len(raw):,} bytes, over the limit of "
-                                 f"{limits.max_file_bytes:,} (set max-file-bytes to raise it)", path)
+        # reads stop one byte past the limit (standard input has no size to ask for first)
+        return None, LoadProblem("file-too-large", f"input is over the limit of "
+                                 f"{limits.max_file_bytes:,} bytes (set max-file-bytes to raise it)", path)
     for bom, codec in ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
                        (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
         if raw.startswith(bom):
