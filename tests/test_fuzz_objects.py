@@ -138,7 +138,23 @@ def mutated(draw, objects):
     return obj
 
 
-any_object = st.one_of(cluster_queue(), small_kueue_object(), job())
+@st.composite
+def kueue_configuration(draw):
+    """The controller's Configuration, embedded in a ConfigMap as Kueue ships it; the embedded
+    text is sometimes not YAML at all."""
+    config = {"apiVersion": "config.kueue.x-k8s.io/v1beta1", "kind": "Configuration",
+              "manageJobsWithoutQueueName": draw(st.sampled_from([True, False, "yes", None])),
+              "integrations": {"frameworks": draw(st.lists(st.sampled_from(
+                  ["batch/job", "jobset.x-k8s.io/jobset", "ray.io/rayjob", "pod", "nope"]), max_size=4))},
+              "waitForPodsReady": {"enable": draw(st.booleans()), "timeout": draw(st.sampled_from(["5m", "x", 5]))}}
+    text = draw(st.one_of(st.just(yaml.safe_dump(config)), st.text(max_size=200),
+                          st.just("a: [\n"), st.just("- - - x\n" * 3)))
+    return {"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "kueue-manager-config", "namespace": "kueue-system"},
+            "data": {"controller_manager_config.yaml": text}}
+
+
+any_object = st.one_of(cluster_queue(), small_kueue_object(), job(), kueue_configuration())
 documents = st.lists(st.one_of(any_object, mutated(any_object)), min_size=1, max_size=6)
 
 
