@@ -165,7 +165,13 @@ def _on_alarm(signum, frame):
 
 
 def line_count(data: bytes) -> int:
-    return data.count(b"\n") + 1
+    """Lines as a finding may name them: YAML's line breaks (CR, LF, CRLF, NEL, LS, PS) in the
+    decoded text; in raw lines (LF) for files that cannot be decoded."""
+    from kueuelint.load.limits import Limits
+    from kueuelint.load.source import decode, line_count as yaml_lines
+
+    text, problem = decode(data, "case", Limits())
+    return data.count(b"\n") + 1 if problem is not None or text is None else yaml_lines(text)
 
 
 def location_problems(result, files: dict[str, bytes]) -> list[str]:

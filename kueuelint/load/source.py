@@ -28,6 +28,21 @@ class LoadProblem:
     column: int = 1
 
 
+# What YAML (and so every position libyaml reports) counts as a line break.  str.splitlines()
+# also breaks at form feeds and other separators YAML does not, which shifted snippets.
+LINE_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+
+
+def split_lines(text: str) -> list[str]:
+    lines = LINE_BREAK.split(text)
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
+def line_count(text: str) -> int:
+    """Lines as YAML counts them; a final line break does not start another line."""
+    return len(split_lines(text)) or 1
+
+
 @dataclass
 class SourceFile:
     path: str                      # as the user will see it in findings
@@ -38,7 +53,7 @@ class SourceFile:
 
     def line_text(self, line: int) -> str | None:
         if self._lines is None:
-            self._lines = self.text.splitlines()
+            self._lines = split_lines(self.text)
         if 1 <= line <= len(self._lines):
             return self._lines[line - 1]
         return None
@@ -143,8 +158,11 @@ def _compose_all(loaded: LoadedFile, limits: Limits) -> None:
             _add_document(loaded, root, index - 1, limits, track_aliases)
     except yaml.MarkedYAMLError as exc:
         loaded.problems.append(_syntax_problem(exc, source.path, source.text))
+    except yaml.reader.ReaderError as exc:
+        loaded.problems.append(_reader_problem(exc, source.path, source.text))
     except yaml.YAMLError as exc:
-        loaded.problems.append(LoadProblem("syntax", f"YAML error: {exc}", source.path))
+        text = " ".join(str(exc).split())
+        loaded.problems.append(LoadProblem("syntax", f"YAML error: {text}", source.path))
     except RecursionError:
         loaded.problems.append(LoadProblem("depth-limit", "document nests too deeply to read",
                                            source.path))
@@ -206,10 +224,10 @@ def _syntax_problem(exc: yaml.MarkedYAMLError, path: str, source_text: str) -> L
     text = " ".join(part for part in (exc.context, exc.problem) if part)
     line = mark.line + 1 if mark else 1
     column = mark.column + 1 if mark else 1
-    last = source_text.count("\n") + 1
-    if line > last:
+    lines = split_lines(source_text) or [""]
+    if line > len(lines):
         # libyaml reads a missing final line break as one more line: point at the real end
-        line, column = last, len(source_text) - (source_text.rfind("\n") + 1) + 1
+        line, column = len(lines), len(lines[-1]) + 1
     return LoadProblem("syntax", f"YAML syntax error: {text}", path, line, column)
 
 
@@ -220,6 +238,15 @@ def _node_estimate(text: str, limit: int) -> int | None:
         return None
     estimate = sum(text.count(separator) for separator in (",", ":", "\n", "- ", "[", "{"))
     return estimate if estimate > limit else None
+
+
+def _reader_problem(exc, path: str, source_text: str) -> LoadProblem:
+    """A character YAML does not allow (a form feed, a C0 control): one line, at its position."""
+    position = min(max(exc.position, 0), len(source_text))
+    lines = split_lines(source_text[:position] + "x")
+    return LoadProblem("syntax", f"YAML syntax error: character #x{exc.character:04x} is not allowed "
+                       "in YAML; remove it or write it as an escape in a double-quoted string",
+                       path, len(lines), len(lines[-1]))
 
 
 def _flow_nesting_over(text: str, limit: int) -> tuple[int, int] | None:
