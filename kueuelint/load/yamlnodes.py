@@ -154,21 +154,7 @@ class NodeBuilder:
 
     def _build(self, node: Node, depth: int, is_key: bool = False, octal_ok: bool = False):
         if isinstance(node, ScalarNode):
-            self._count(node)
-            self._check_tag(node, _SAFE_SCALAR_TAGS)
-            surprise = yaml11_surprise(node, octal_ok)
-            if surprise and not (is_key and node.tag != STR_TAG):  # non-string keys: reported as such
-                # y/n are booleans only to Go's YAML 1.1 reader; the caller keeps them for
-                # Kubernetes objects and drops them for files Python tools read.
-                kind = "yaml11-yn" if node.value in _GO_ONLY_BOOLS else "yaml11-scalar"
-                self._problem(node, kind, surprise)
-            try:
-                return _scalar_value(node)
-            except Exception:  # noqa: BLE001 - PyYAML's constructors fail in many ways on bad text
-                # `!!float abc`, `!!bool maybe`, `!!int ""`: the API server refuses to decode these
-                short = node.tag.replace("tag:yaml.org,2002:", "!!")
-                self._problem(node, "syntax", f"{node.value[:40]!r} is not a valid {short} value")
-                return node.value
+            return self._build_scalar(node, is_key, octal_ok)
         if depth > self.max_depth:
             raise DepthLimitExceeded(node, self.max_depth)
         if not self.track_aliases:
@@ -192,6 +178,23 @@ class NodeBuilder:
             value = self._build_mapping(node, depth)
         self._built[id(node)] = (value, self.visited - before)
         return value
+
+    def _build_scalar(self, node: ScalarNode, is_key: bool, octal_ok: bool):
+        self._count(node)
+        self._check_tag(node, _SAFE_SCALAR_TAGS)
+        surprise = yaml11_surprise(node, octal_ok)
+        if surprise and not (is_key and node.tag != STR_TAG):  # non-string keys: reported as such
+            # y/n are booleans only to Go's YAML 1.1 reader; the caller keeps them for
+            # Kubernetes objects and drops them for files Python tools read.
+            kind = "yaml11-yn" if node.value in _GO_ONLY_BOOLS else "yaml11-scalar"
+            self._problem(node, kind, surprise)
+        try:
+            return _scalar_value(node)
+        except Exception:  # noqa: BLE001 - PyYAML's constructors fail in many ways on bad text
+            # `!!float abc`, `!!bool maybe`, `!!int ""`: the API server refuses to decode these
+            short = node.tag.replace("tag:yaml.org,2002:", "!!")
+            self._problem(node, "syntax", f"{node.value[:40]!r} is not a valid {short} value")
+            return node.value
 
     def _build_mapping(self, node: MappingNode, depth: int) -> dict:
         self._check_tag(node, {_MAP_TAG, "tag:yaml.org,2002:omap", "tag:yaml.org,2002:set"})
