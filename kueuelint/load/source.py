@@ -242,7 +242,9 @@ def _node_estimate(text: str, limit: int) -> int | None:
 
 def _reader_problem(exc, path: str, source_text: str) -> LoadProblem:
     """A character YAML does not allow (a form feed, a C0 control): one line, at its position."""
-    position = min(max(exc.position, 0), len(source_text))
+    # libyaml's position can be where its buffer ended, not the character: find the character
+    found = source_text.find(chr(exc.character)) if isinstance(exc.character, int) else -1
+    position = found if found >= 0 else min(max(exc.position, 0), len(source_text))
     lines = split_lines(source_text[:position] + "x")
     return LoadProblem("syntax", f"YAML syntax error: character #x{exc.character:04x} is not allowed "
                        "in YAML; remove it or write it as an escape in a double-quoted string",
