@@ -79,7 +79,8 @@ def test_kq009_names_the_rule_the_object_and_the_limit(project):
     lines = proc.stdout.splitlines()
     stopped = [line for line in lines if "rule KQ991" in line]
     assert stopped[0].startswith("cms.yaml:2:1: KQ009")
-    assert "ConfigMap default/bad" in stopped[0] and "time limit" in stopped[0]
+    assert "ConfigMap default/bad" in stopped[0]
+    assert "kueuelint's time limit" in stopped[0] or "kueuelint's memory limit" in stopped[0]
     budget = next(line for line in lines if "rule KQ993" in line)
     assert "Iteration budget exceeded" in budget
     raised = next(line for line in lines if "rule KQ996" in line)
@@ -110,6 +111,11 @@ def test_run_bounded_stops_a_hang():
     with pytest.raises(CelLimitExceeded, match="stopped after 0.5 s"):
         run_bounded(lambda: time.sleep(60), seconds=0.5)
     assert time.monotonic() - started < 5
+
+
+def test_run_bounded_reports_running_out_of_memory_as_a_limit():
+    with pytest.raises(CelLimitExceeded, match="memory limit"):
+        run_bounded(lambda: bytearray(4 * cel_rules.CEL_MEMORY_LIMIT))
 
 
 def test_run_bounded_survives_a_child_that_dies():
@@ -156,5 +162,6 @@ def test_a_hostile_crd_validation_rule_in_the_scanned_tree_is_bounded(tmp_path):
     assert "Traceback" not in proc.stderr and proc.returncode in (0, 1), proc.stderr
     findings = json.loads(proc.stdout)["findings"]
     assert json.loads(proc.stdout)["internalError"] is None
-    limited = [f for f in findings if "time limit" in f["message"]]
+    limited = [f for f in findings if "kueuelint's time limit" in f["message"]
+               or "kueuelint's memory limit" in f["message"]]
     assert limited and all(f["file"] == "widgets.yaml" for f in limited)

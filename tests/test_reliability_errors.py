@@ -210,7 +210,7 @@ def test_diff_reports_files_it_cannot_read_instead_of_passing(tmp_path):
     found = [(f["file"], f["code"]) for f in json.loads(proc.stdout)["findings"]]
     assert found == [("new.yaml", "KQ004"), ("old.yaml", "KQ007")]
     proc = run_cli("diff", "broken.yaml", "old.yaml", cwd=tmp_path)
-    assert proc.returncode == 1 and "broken.yaml:2:1: KQ001" in proc.stdout
+    assert proc.returncode == 1 and "broken.yaml:1:5: KQ001" in proc.stdout
 
 
 @pytest.mark.xfail(strict=True, reason="checks/registry.py (not owned by the reliability work) "

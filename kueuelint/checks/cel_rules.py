@@ -82,6 +82,8 @@ def run_bounded(func: Callable[[], Any], seconds: float = CEL_TIME_LIMIT) -> Any
     if not data:
         raise CelLimitExceeded("CEL evaluation ended the process (out of memory?) and was stopped")
     status, value = pickle.loads(data)
+    if status == "limit":
+        raise CelLimitExceeded(value)
     if status == "error":
         raise CelRuleError(value)
     return value
@@ -100,6 +102,9 @@ def _child(func: Callable[[], Any], writer: int) -> None:  # pragma: no cover - 
     try:
         try:
             result = ("ok", func())
+        except MemoryError:  # cel-cpp's std::bad_alloc under the address-space limit
+            result = ("limit", f"CEL evaluation stopped at {CEL_MEMORY_LIMIT >> 20} MiB "
+                      "(kueuelint's memory limit)")
         except BaseException as exc:  # noqa: BLE001 - everything goes back to the parent
             text = str(exc) if isinstance(exc, CelRuleError) else f"{type(exc).__name__}: {exc}"
             result = ("error", text)
