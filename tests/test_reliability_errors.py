@@ -213,8 +213,6 @@ def test_diff_reports_files_it_cannot_read_instead_of_passing(tmp_path):
     assert proc.returncode == 1 and "broken.yaml:1:5: KQ001" in proc.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="checks/registry.py (not owned by the reliability work) "
-                   "crashes on a non-list 'kinds'; it should be a usage error naming the rule file")
 def test_a_rule_file_with_kinds_that_are_not_a_list_is_a_usage_error(tmp_path):
     rules = tmp_path / "policies"
     rules.mkdir()

@@ -114,9 +114,14 @@ def _rule_from_data(data: dict, path: Path) -> RuleDef:
     except ValueError as exc:
         raise RuleFileError(f"{path}: {exc}") from None
     docs = data.get("docs") or {}
+    kinds = data.get("kinds") or []
+    if not isinstance(kinds, list) or not all(isinstance(k, str) for k in kinds):
+        raise RuleFileError(f"{path}: 'kinds' must be a list of kind names like batch/Job")
+    if not isinstance(docs, dict):
+        raise RuleFileError(f"{path}: 'docs' must be a mapping of what/why/example/fix")
     meta = RuleMeta(code=code, name=name, severity=severity,
                     summary=str(data.get("summary", "")).strip(),
-                    kinds=tuple(data.get("kinds") or ()),
+                    kinds=tuple(kinds),
                     docs=RuleDocs(**{k: str(docs.get(k, "")) for k in ("what", "why", "example", "fix")}),
                     source=str(path), engine=implementation)
     rule = RuleDef(meta=meta, implementation=implementation,

@@ -61,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
 def load_objects(paths: list[str], is_context: bool = False) -> tuple[list, list[str]]:
     """Objects of ``paths`` in input order, and one-line errors (``file:line:col: message``)."""
     from kueuelint.identify.objects import identify
+    from kueuelint.checks.runner import shape_detector
     from kueuelint.load.discover import expand, read_target
     from kueuelint.load.limits import Limits
 
@@ -71,7 +72,7 @@ def load_objects(paths: list[str], is_context: bool = False) -> tuple[list, list
         loaded = read_target(target, Limits(), is_context=is_context)
         errors += [f"{p.path}:{p.line}:{p.column}: {p.message}" for p in loaded.problems]
         for document in loaded.documents:
-            obj = identify(document)
+            obj = identify(document, shape_detector=shape_detector())
             if obj is not None:
                 objects.append(obj)
     return objects, errors
