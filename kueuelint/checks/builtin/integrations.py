@@ -138,8 +138,7 @@ def _too_many_roles(pod: KObject, ctx: RuleContext):
     group, group_path = group_of(pod)
     if not group or managed(pod, ctx) is None:
         return
-    members = [p for p in ctx.inventory.of_kind("Pod")
-               if p.namespace == pod.namespace and group_of(p)[0] == group]
+    members = _pod_groups(ctx.inventory).get((pod.namespace, group), [])
     limit = max_pod_sets(ctx.kueue_version)
     if not members or members[0] is not pod:
         return   # reported once, on the group's first pod
@@ -151,6 +150,18 @@ def _too_many_roles(pod: KObject, ctx: RuleContext):
             f"Kueue {'.'.join(map(str, ctx.kueue_version))} (\"pod group can't include more than {limit} roles\"), so the "
             "group is never admitted; give pods of one role identical containers and scheduling "
             "fields")})
+
+
+def _pod_groups(inventory) -> dict:
+    """Pods by (namespace, group name), built once per run so the rule stays linear."""
+    groups = inventory.cache.get("integrations:pod-groups")
+    if groups is None:
+        groups = inventory.cache["integrations:pod-groups"] = {}
+        for member in inventory.of_kind("Pod"):
+            name = group_of(member)[0]
+            if name:
+                groups.setdefault((member.namespace, name), []).append(member)
+    return groups
 
 
 def _role_shape(pod: KObject) -> str:

@@ -252,8 +252,15 @@ def local_queue_not_found(obj: KObject, ctx: RuleContext):
     inventory = ctx.inventory
     if not inventory.has_kind(LOCAL_QUEUE):
         return
+    explicit = _explicit_namespace(obj)
+    # the common case is a queue that exists: answer it with index lookups, not a scan,
+    # so the rule stays linear in the number of objects
+    if explicit and inventory.get(LOCAL_QUEUE, value, obj.namespace) is not None:
+        return
+    if not explicit and value in _queue_names(inventory):
+        return
     queues = inventory.of_kind(LOCAL_QUEUE)
-    if not _explicit_namespace(obj):
+    if not explicit:
         yield from _queue_in_any_namespace(obj, value, path, queues, inventory.require_complete)
         return
     here = sorted({lq.name for lq in queues if lq.namespace == obj.namespace})
@@ -264,6 +271,13 @@ def local_queue_not_found(obj: KObject, ctx: RuleContext):
         return  # the run holds no queue of this namespace: it cannot know
     yield Violation(path=path, at_value=True, args={"detail": _missing_queue_text(
         value, obj.namespace, here, elsewhere, len(queues))})
+
+
+def _queue_names(inventory) -> set[str]:
+    names = inventory.cache.get("queue-labels:lq-names")
+    if names is None:
+        names = inventory.cache["queue-labels:lq-names"] = {lq.name for lq in inventory.of_kind(LOCAL_QUEUE)}
+    return names
 
 
 def _explicit_namespace(obj: KObject) -> bool:
