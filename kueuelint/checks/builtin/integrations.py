@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from kueuelint.admission.selectors import NAME_LABEL, matches
 from kueuelint.checks.api import RuleContext, Violation, rule
-from kueuelint.checks.builtin.pod_groups import group_of
+from kueuelint.checks.builtin.pod_groups import group_members, group_of
 from kueuelint.checks.builtin.queue_labels import home_label, metadata_path
 from kueuelint.findings import Severity
 from kueuelint.identify.objects import KObject
@@ -138,7 +138,7 @@ def _too_many_roles(pod: KObject, ctx: RuleContext):
     group, group_path = group_of(pod)
     if not group or managed(pod, ctx) is None:
         return
-    members = _pod_groups(ctx.inventory).get((pod.namespace, group), [])
+    members = group_members(ctx, pod)
     limit = max_pod_sets(ctx.kueue_version)
     if not members or members[0] is not pod:
         return   # reported once, on the group's first pod
@@ -150,18 +150,6 @@ def _too_many_roles(pod: KObject, ctx: RuleContext):
             f"Kueue {'.'.join(map(str, ctx.kueue_version))} (\"pod group can't include more than {limit} roles\"), so the "
             "group is never admitted; give pods of one role identical containers and scheduling "
             "fields")})
-
-
-def _pod_groups(inventory) -> dict:
-    """Pods by (namespace, group name), built once per run so the rule stays linear."""
-    groups = inventory.cache.get("integrations:pod-groups")
-    if groups is None:
-        groups = inventory.cache["integrations:pod-groups"] = {}
-        for member in inventory.of_kind("Pod"):
-            name = group_of(member)[0]
-            if name:
-                groups.setdefault((member.namespace, name), []).append(member)
-    return groups
 
 
 def _role_shape(pod: KObject) -> str:

@@ -201,7 +201,7 @@ def _total(pod: KObject) -> int | None:
     return int(text) if text is not None and GO_INT.match(text) else None
 
 
-def _members(ctx: RuleContext, pod: KObject) -> list[KObject]:
+def group_members(ctx: RuleContext, pod: KObject) -> list[KObject]:
     """Every Pod of the run in ``pod``'s group (checked files and context), in run order."""
     cache = ctx.inventory.cache.setdefault("kueuelint.pod-groups", {})
     if not cache:
@@ -259,7 +259,7 @@ def pod_group_metadata_invalid(obj: KObject, ctx: RuleContext):
 @rule("KQ605")
 def pod_group_inconsistent(obj: KObject, ctx: RuleContext):
     group, _ = group_of(obj)
-    members = _members(ctx, obj) if group else []
+    members = group_members(ctx, obj) if group else []
     if len(members) < 2:
         return
     for what, read, path in _compared(ctx):
@@ -310,7 +310,7 @@ def _say(value: object) -> str:
 def _group_summary(obj: KObject, ctx: RuleContext):
     """(group, expected count, pods seen) when ``obj`` is the first checked pod of its group."""
     group, _ = group_of(obj)
-    members = _members(ctx, obj) if group else []
+    members = group_members(ctx, obj) if group else []
     counts = [count for count in (_total(m) for m in members) if count is not None and count >= 1]
     if not counts or obj is not next((m for m in members if not m.is_context), None):
         return None
