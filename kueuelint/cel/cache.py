@@ -20,6 +20,7 @@ import struct
 from collections.abc import Sequence
 from pathlib import Path
 
+from kueuelint.cachedir import default_directory
 from kueuelint.cel.engine import CelCompileError, Engine, Program, get_engine
 
 MAGIC = b"KUEUELINT-CEL-CACHE-1\n"
@@ -28,14 +29,6 @@ _KEY_SIZE = 32
 # Keep the file small enough to read in well under a millisecond; on overflow
 # only the entries used by the current process survive.
 MAX_ENTRIES = 4096
-
-
-def default_directory() -> Path | None:
-    """$XDG_CACHE_HOME/kueuelint (or ~/.cache/kueuelint); None when disabled."""
-    if os.environ.get("KUEUELINT_NO_CACHE") == "1":
-        return None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "kueuelint"
 
 
 class ProgramCache:

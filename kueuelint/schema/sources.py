@@ -8,10 +8,10 @@ parsing of Kueue's 1.4 MB Workload CRD costs more than everything else a pre-com
 from __future__ import annotations
 
 import hashlib
-import marshal
 import os
 from typing import Iterable
 
+from kueuelint.cachedir import PYTHON_TAG, default_directory, read_marshal, write_marshal
 from kueuelint.schema.crd import CrdIndex
 
 CRD_KEY = "apiextensions.k8s.io/CustomResourceDefinition"
@@ -46,11 +46,11 @@ def _documents(path: str) -> list:
     except OSError:
         return []  # the loader stage reports unreadable inputs; here they just add nothing
     cache_file = _cache_file(raw)
-    cached = _load_cached(cache_file)
-    if cached is not None:
+    cached = read_marshal(cache_file)
+    if isinstance(cached, list):
         return cached
     documents = _parse(raw)
-    _store(cache_file, documents)
+    write_marshal(cache_file, documents)
     return documents
 
 
@@ -65,42 +65,11 @@ def _parse(raw: bytes) -> list:
 
 
 def _cache_file(raw: bytes) -> str | None:
-    from kueuelint.cel.cache import default_directory
-
     directory = default_directory()
     if directory is None:
         return None
     digest = hashlib.sha256(raw).hexdigest()[:32]
-    return os.path.join(directory, f"crd-{_FORMAT}-{digest}.marshal")
-
-
-def _load_cached(path: str | None) -> list | None:
-    if path is None:
-        return None
-    try:
-        with open(path, "rb") as handle:
-            value = marshal.load(handle)
-    except (OSError, EOFError, ValueError, TypeError):
-        return None
-    return value if isinstance(value, list) else None
-
-
-def _store(path: str | None, documents: list) -> None:
-    """Best effort: a read-only or full cache directory only costs a re-parse next time."""
-    if path is None:
-        return
-    try:
-        blob = marshal.dumps(documents)
-    except ValueError:
-        return  # a value marshal cannot hold (e.g. a YAML timestamp): not worth caching
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        temporary = f"{path}.{os.getpid()}.tmp"
-        with open(temporary, "wb") as handle:
-            handle.write(blob)
-        os.replace(temporary, path)
-    except OSError:
-        pass
+    return os.path.join(directory, f"crd-{_FORMAT}-{PYTHON_TAG}-{digest}.marshal")
 
 
 def _items(data):
