@@ -9,7 +9,7 @@ from kueuelint.admission.flavors import Assignment, FlavorAssigner
 from kueuelint.admission.model import FIT, NO_FIT, Admitted, ClusterQueue, Pending
 from kueuelint.admission.preemption import Target, find_targets, oracle
 from kueuelint.admission.queues import WorkloadQueue
-from kueuelint.admission.selectors import selects_namespace
+from kueuelint.index.selectors import selects_namespace
 from kueuelint.admission.state import State
 
 # A victim may win its quota back and be preempted again; after this many round trips the

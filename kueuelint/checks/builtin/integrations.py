@@ -11,7 +11,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from kueuelint.admission.selectors import NAME_LABEL, matches
+from kueuelint.index.selectors import NAME_LABEL, matches
 from kueuelint.checks.api import RuleContext, Violation, rule
 from kueuelint.checks.builtin.pod_groups import group_members, group_of
 from kueuelint.checks.builtin.queue_labels import home_label, metadata_path

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import yaml
 
-from kueuelint.admission.selectors import NAME_LABEL, matches
+from kueuelint.index.selectors import NAME_LABEL, matches
 from kueuelint.checks.api import RuleContext, Violation, rule
 from kueuelint.checks.builtin.structure import selector_problems
 from kueuelint.identify.kinds import KUEUE_CONFIG_GROUP

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from kueuelint.admission.selectors import NAME_LABEL, matches
+from kueuelint.index.selectors import NAME_LABEL, matches
 from kueuelint.checks.api import RuleContext, Violation, rule
 from kueuelint.checks.builtin.queue_labels import dotted, home_label, metadata_maps
 from kueuelint.identify.objects import KObject

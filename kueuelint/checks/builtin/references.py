@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 
-from kueuelint.admission.selectors import NAME_LABEL, selects_namespace
+from kueuelint.index.selectors import NAME_LABEL, selects_namespace
 from kueuelint.checks.api import RuleContext, Violation, rule
 from kueuelint.checks.builtin.structure import (cohort_of, flavor_names, group_path, parent_of,
                                                 resource_groups)

@@ -1,15 +1,17 @@
-"""Kubernetes label selectors, as used by a ClusterQueue's ``namespaceSelector``."""
+"""Kubernetes label selectors: which objects (namespaces, pods) a selector picks.
+
+Rules and the admission simulator both ask this, e.g. which namespaces a ClusterQueue's
+``namespaceSelector`` admits from.
+"""
 
 from __future__ import annotations
-
-from kueuelint.admission.model import as_dict, as_list
 
 NAME_LABEL = "kubernetes.io/metadata.name"
 
 
 def namespace_labels(namespace: str, namespaces: dict[str, dict]) -> dict:
     """Labels of a namespace; every namespace carries its own name label, even if not seen."""
-    labels = dict(as_dict(namespaces.get(namespace)))
+    labels = dict(_mapping(namespaces.get(namespace)))
     labels.setdefault(NAME_LABEL, namespace)
     return labels
 
@@ -22,16 +24,18 @@ def selects_namespace(selector: dict | None, namespace: str, namespaces: dict[st
 
 
 def matches(selector: dict, labels: dict) -> bool:
-    for key, value in as_dict(selector.get("matchLabels")).items():
+    for key, value in _mapping(selector.get("matchLabels")).items():
         if str(labels.get(key)) != str(value) or key not in labels:
             return False
-    return all(_expression(expr, labels) for expr in as_list(selector.get("matchExpressions"))
+    expressions = selector.get("matchExpressions")
+    return all(_expression(expr, labels) for expr in (expressions if isinstance(expressions, list) else ())
                if isinstance(expr, dict))
 
 
 def _expression(expr: dict, labels: dict) -> bool:
     key, operator = expr.get("key"), expr.get("operator")
-    values = [str(v) for v in as_list(expr.get("values"))]
+    values = expr.get("values")
+    values = [str(v) for v in values] if isinstance(values, list) else []
     if operator == "In":
         return key in labels and str(labels[key]) in values
     if operator == "NotIn":
@@ -41,3 +45,8 @@ def _expression(expr: dict, labels: dict) -> bool:
     if operator == "DoesNotExist":
         return key not in labels
     return False
+
+
+def _mapping(value) -> dict:
+    # hand-written YAML can hold anything anywhere
+    return value if isinstance(value, dict) else {}
