@@ -66,14 +66,16 @@ def builtin_rules_dir() -> Path:
 
 
 def load_rule_dirs(dirs: list[Path]) -> dict[str, RuleDef]:
+    from kueuelint.checks.rule_index import rule_file_data
+
+    paths = [path for directory in dirs for path in _rule_files(directory)]
     rules: dict[str, RuleDef] = {}
-    for directory in dirs:
-        for path in _rule_files(directory):
-            rule = load_rule_file(path)
-            if rule.meta.code in rules:
-                other = rules[rule.meta.code].meta.source
-                raise RuleFileError(f"{path}: rule code {rule.meta.code} is already defined in {other}")
-            rules[rule.meta.code] = rule
+    for path, data in zip(paths, rule_file_data(paths, _read_rule_data)):
+        rule = _rule_from_data(data, path)
+        if rule.meta.code in rules:
+            other = rules[rule.meta.code].meta.source
+            raise RuleFileError(f"{path}: rule code {rule.meta.code} is already defined in {other}")
+        rules[rule.meta.code] = rule
     return dict(sorted(rules.items()))
 
 
@@ -90,13 +92,17 @@ def _rule_files(directory: Path) -> list[Path]:
 
 
 def load_rule_file(path: Path) -> RuleDef:
+    return _rule_from_data(_read_rule_data(path), path)
+
+
+def _read_rule_data(path: Path) -> dict:
     try:
         data = yaml.load(path.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise RuleFileError(f"{path}: cannot read rule file: {exc}") from None
     if not isinstance(data, dict):
         raise RuleFileError(f"{path}: a rule file must be a mapping")
-    return _rule_from_data(data, path)
+    return data
 
 
 def _rule_from_data(data: dict, path: Path) -> RuleDef:
