@@ -29,7 +29,9 @@ class UsageError(Exception):
     """Reported as ``kueuelint: error: ...`` with exit code 2."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The full parser for the command named in ``argv``; the others only by name and help,
+    so one command's run does not import every other command's module (start-up time)."""
     parser = argparse.ArgumentParser(
         prog="kueuelint",
         description="Lint Kueue objects, the jobs that use them and compute configs; "
@@ -37,7 +39,11 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Run 'kueuelint <command> --help' for the options of a command.")
     parser.add_argument("--version", action="version", version=f"kueuelint {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="<command>")
+    chosen = _chosen_command(sys.argv[1:] if argv is None else argv)
     for name, (module_name, help_text) in COMMANDS.items():
+        if chosen is not None and name != chosen:
+            sub.add_parser(name, help=help_text)
+            continue
         try:
             module = importlib.import_module(module_name)
         except ImportError:
@@ -48,6 +54,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _chosen_command(argv: list[str]) -> str | None:
+    # the top-level parser has only flags, so its first positional argument is the command
+    first = next((arg for arg in argv if not arg.startswith("-")), None)
+    return first if first in COMMANDS else None
+
+
 def _describe(module, fallback: str) -> str:
     doc = (module.__doc__ or "").strip()
     return doc.split("\n\n")[0] if doc else fallback
@@ -56,7 +68,7 @@ def _describe(module, fallback: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     # Deeply nested (but legitimate) CRD schemas need more than Python's default frames.
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 4000))
-    parser = build_parser()
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
         parser.print_help(sys.stderr)
