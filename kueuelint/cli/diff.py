@@ -2,7 +2,8 @@
 
 The API server runs these checks (CEL rules that use oldSelf, immutability) only on update,
 so plain `check` skips them. OLD and NEW are files or folders; objects are paired by
-kind, namespace and name. Findings point into NEW.
+kind, namespace and name. Findings point into NEW. With --baseline REF, OLD is the same
+paths as they are in git at REF (e.g. origin/main), so a CI job needs no second checkout.
 """
 
 from __future__ import annotations
@@ -11,14 +12,17 @@ import argparse
 import os
 import time
 
-from kueuelint.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
+from kueuelint.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
 from kueuelint.cli.common import add_config_arguments, load_cli_config
 from kueuelint.cli.output import open_outputs
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("old", metavar="OLD", help="the objects as they are now (file or folder)")
-    parser.add_argument("new", metavar="NEW", help="the objects as you want them (file or folder)")
+    parser.usage = "%(prog)s [options] OLD NEW\n       %(prog)s [options] --baseline REF [PATH ...]"
+    parser.add_argument("paths", nargs="*", metavar="OLD NEW",
+                        help="the objects as they are now and as you want them (files or folders)")
+    parser.add_argument("--baseline", metavar="REF",
+                        help="take OLD from git: PATHs (default .) as they are at REF, e.g. origin/main")
     parser.add_argument("--crd", action="append", default=[], metavar="PATH",
                         help="CustomResourceDefinitions whose transition rules judge the change")
     parser.add_argument("--format", action="append", choices=("text", "json", "sarif", "junit", "github"))
@@ -35,9 +39,9 @@ def run(args: argparse.Namespace) -> int:
     outputs = open_outputs(args.format or ["text"], args.output or [])
     started = time.perf_counter()
     rules = pipeline.load_rules(config)
-    old_files = pipeline.load_inputs([args.old], config).files
+    old_files, new_paths = _old_side(args, config)
     old_objects = _objects(old_files, config)
-    new_files = pipeline.load_inputs([args.new], config).files
+    new_files = pipeline.load_inputs(new_paths, config).files
     result = _diff(old_objects, new_files, config, rules, [os.path.abspath(p) for p in args.crd])
     _add_load_problems(result, old_files + new_files, rules)
     result.seconds = time.perf_counter() - started
@@ -46,6 +50,23 @@ def run(args: argparse.Namespace) -> int:
     if result.internal_error:
         return EXIT_ERROR
     return EXIT_FINDINGS if any(str(f.severity) == "error" for f in result.findings) else EXIT_OK
+
+
+def _old_side(args: argparse.Namespace, config) -> tuple[list, list[str]]:
+    """The files of the old side, and the paths of the new one."""
+    from kueuelint import pipeline
+
+    if args.baseline is None:
+        if len(args.paths) != 2:
+            raise UsageError("diff needs OLD and NEW, or --baseline REF and the paths to compare")
+        return pipeline.load_inputs([args.paths[0]], config).files, [args.paths[1]]
+    from kueuelint.load.git_revision import GitError, files_at_revision
+
+    paths = args.paths or ["."]
+    try:
+        return files_at_revision(args.baseline, paths, config.limits, config.exclude), paths
+    except GitError as exc:
+        raise UsageError(f"--baseline {args.baseline}: {exc}") from None
 
 
 def _objects(files, config) -> list:

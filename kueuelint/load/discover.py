@@ -31,7 +31,7 @@ def expand(paths: list[str], exclude: tuple[str, ...] = ()) -> tuple[list[Target
 
     def add(path: str, explicit: bool) -> None:
         key = path if path == STDIN else os.path.normpath(path)
-        if key not in seen and not _excluded(key, exclude):
+        if key not in seen and not is_excluded(key, exclude):
             seen.add(key)
             targets.append(Target(key, explicit))
 
@@ -70,7 +70,7 @@ def _walk(root: str):
     return sorted(found)
 
 
-def _excluded(path: str, patterns: tuple[str, ...]) -> bool:
+def is_excluded(path: str, patterns: tuple[str, ...]) -> bool:
     return any(fnmatch.fnmatch(path, pattern) or fnmatch.fnmatch(os.path.basename(path), pattern)
                for pattern in patterns)
 
