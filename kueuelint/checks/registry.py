@@ -8,9 +8,12 @@ in a folder named after the code.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import importlib.util
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,9 +55,32 @@ class RuleDef:
     def python_func(self):
         if self._func is None:
             module_name, _, func_name = (self.python or "").partition(":")
-            module = importlib.import_module(module_name)
+            module = import_rule_module(module_name, Path(self.meta.source).parent)
             self._func = getattr(module, func_name)
         return self._func
+
+
+def import_rule_module(module_name: str, rule_folder: Path):
+    """The module ``module_name`` from the rule's own folder when it is there (a project's rules
+    work without PYTHONPATH, and cannot be shadowed by an installed module of the same name);
+    otherwise an importable module such as ``kueuelint.checks.builtin.coverage``."""
+    candidate = rule_folder.joinpath(*module_name.split(".")).with_suffix(".py")
+    if not candidate.is_file():
+        return importlib.import_module(module_name)
+    # one module per file, even when two rule folders both have a ``checks.py``
+    digest = hashlib.sha256(str(candidate.resolve()).encode()).hexdigest()[:12]
+    unique_name = f"kueuelint_rules_{digest}.{module_name.replace('.', '_')}"
+    module = sys.modules.get(unique_name)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(unique_name, candidate)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[unique_name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[unique_name]
+            raise
+    return module
 
 
 def builtin_rules_dir() -> Path:
