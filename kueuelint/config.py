@@ -61,6 +61,7 @@ _KEYS = {
     "kueue-version": "kueue_version", "rule-dirs": "rule_dirs", "require-complete": "require_complete",
     "cel-engine": "cel_engine", "default-namespace": "default_namespace", "types": "types",
     "crds": "crds", "rules": "rule_options", "max-file-bytes": None, "max-documents": None,
+    "max-nodes": None, "max-file-nodes": None, "max-depth": None,
 }
 
 
@@ -154,7 +155,7 @@ def _apply(config: Config, key: str, value: Any, origin: str) -> None:
         config.require_complete = value
     elif key == "types":
         _apply_types(config, _mapping(value, where), where)
-    elif key in ("max-file-bytes", "max-documents"):
+    elif key.startswith("max-"):
         _apply_limit(config, key, value, where)
     elif key == "rules":
         config.rule_options = {code.upper(): dict(_mapping(opts, where))

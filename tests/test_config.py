@@ -57,3 +57,19 @@ def test_selection_prefers_the_longest_prefix():
     assert config.is_selected("KQ201") and not config.is_selected("KQ101")
     config = Config(select=("KQ", "KQ101"), ignore=("KQ1",))
     assert config.is_selected("KQ101") and not config.is_selected("KQ102")
+
+
+def test_every_input_bound_can_be_set(tmp_path):
+    config = from_mapping({"max-nodes": 10, "max-file-nodes": 20, "max-depth": 5, "max-documents": 3})
+    limits = config.limits
+    assert (limits.max_nodes, limits.max_file_nodes, limits.max_depth, limits.max_documents) == (10, 20, 5, 3)
+    with pytest.raises(ConfigError, match="'max-depth' must be a positive integer"):
+        from_mapping({"max-depth": 0})
+
+
+def test_a_configured_depth_bound_is_applied(cli, tmp_path):
+    (tmp_path / ".kueuelint.yaml").write_text("max-depth: 3\n")
+    (tmp_path / "deep.yaml").write_text("a: {b: {c: {d: {e: 1}}}}\n")
+    proc = cli("check", "--no-source", "deep.yaml", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "KQ006" in proc.stdout and "deeper than 3 levels" in proc.stdout
