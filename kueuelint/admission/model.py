@@ -121,3 +121,11 @@ class Admitted:
     uid: str = ""
     evicted: bool = False
     pending: Pending | None = None       # how to requeue it after a preemption
+
+    def preemption_rank(self) -> tuple:
+        """Kueue's candidate order among workloads of one queue: evicted first, then lower
+        priority, most recently admitted, UID. Cached: none of these change while held."""
+        rank = self.__dict__.get("_rank")
+        if rank is None:
+            rank = self.__dict__["_rank"] = (not self.evicted, self.priority, -self.reserved_at, self.uid)
+        return rank

@@ -111,12 +111,16 @@ def _same_queue(state: State, cq: ClusterQueue, preemptor: Pending, frs: set[FR]
     policy = cq.preemption.within
     if policy in ("", "Never"):
         return []
+    equal_too = policy == "LowerOrNewerEqualPriority"
     found = []
-    for wl in state.holders_using(cq.name, frs):
-        lower = wl.priority < preemptor.priority
+    for wl in state.holders_in_order(cq.name, frs):
+        if wl.priority > preemptor.priority or (wl.priority == preemptor.priority and not equal_too):
+            if not wl.evicted:
+                break       # holders come by priority once past the evicted ones
+            continue
         newer_equal = (wl.priority == preemptor.priority
                        and (wl.timestamp, wl.uid) > (preemptor.timestamp, preemptor.uid))
-        if lower or (policy == "LowerOrNewerEqualPriority" and newer_equal):
+        if wl.priority < preemptor.priority or newer_equal:
             found.append(_Candidate(wl, SAME_QUEUE))
     return found
 
@@ -136,31 +140,43 @@ def _cohort(state: State, cq: ClusterQueue, preemptor: Pending, requests: dict[F
         for child in ancestor.children:
             if child is not previous:
                 for queue in _borrowing_queues(child, frs):
-                    found += _useful_prefix(state, queue, frs, _classify(state, cq, preemptor, queue, frs, fits))
+                    found += _reachable(state, cq, preemptor, queue, frs, fits)
         previous = ancestor
     return found
 
 
-def _useful_prefix(state: State, queue: str, frs: set[FR], candidates: list[_Candidate]) -> list[_Candidate]:
+# A queue with fewer candidates than this keeps them all, as it always did: the difference only
+# shows in a run that filters out an evicted candidate, and it would change results.
+_SMALL = 8
+
+
+def _reachable(state, cq, preemptor, queue, frs, fits) -> list[_Candidate]:
     """The candidates of one other queue that the removal loop can reach.
 
     The loop skips a queue's candidates once the queue no longer borrows on any contested
     resource, and within one queue the global candidate order is the local one. So only the
-    leading candidates whose usage covers what the queue borrows can ever be evicted.
+    leading candidates whose usage covers what the queue borrows can ever be evicted; the
+    holders are read in that order, and the walk stops as soon as the rest cannot matter.
     """
     node = state.tree.queues[queue]
     borrowed = {fr: node.usage.get(fr, 0) - node.subtree.get(fr, 0) for fr in frs}
-    if len(candidates) < 8:
-        return candidates       # not worth sorting twice
-    candidates.sort(key=lambda c: (not c.workload.evicted, c.workload.priority, -c.workload.reserved_at, c.workload.uid))
-    kept = []
-    for candidate in candidates:
-        kept.append(candidate)
-        for fr in frs:
-            borrowed[fr] -= candidate.workload.usage.get(fr, 0)
-        if all(v <= 0 for v in borrowed.values()):
-            break
-    return kept
+    lower_only = cq.preemption.reclaim == "LowerPriority"
+    found: list[_Candidate] = []
+    reach = None
+    for wl in state.holders_in_order(queue, frs):
+        if lower_only and wl.priority >= preemptor.priority:
+            if not wl.evicted:
+                break       # holders come by priority once past the evicted ones
+            continue
+        found.append(_Candidate(wl, _kind(cq, preemptor, wl, fits)))
+        if reach is None:
+            for fr in frs:
+                borrowed[fr] -= wl.usage.get(fr, 0)
+            if all(v <= 0 for v in borrowed.values()):
+                reach = len(found)
+        if reach is not None and len(found) >= _SMALL:
+            return found[:reach]
+    return found
 
 
 def _borrowing_queues(node: QuotaNode, frs: set[FR]):
@@ -174,19 +190,10 @@ def _borrowing_queues(node: QuotaNode, frs: set[FR]):
         yield from _borrowing_queues(child, frs)
 
 
-def _classify(state, cq, preemptor, queue, frs, fits) -> list[_Candidate]:
-    found = []
-    policy = cq.preemption.reclaim
-    for wl in state.holders_using(queue, frs):
-        if policy == "LowerPriority" and wl.priority >= preemptor.priority:
-            continue
-        if fits:
-            found.append(_Candidate(wl, HIERARCHICAL))
-        elif _may_borrow_over(cq, preemptor, wl):
-            found.append(_Candidate(wl, WITH_BORROWING))
-        else:
-            found.append(_Candidate(wl, WITHOUT_BORROWING))
-    return found
+def _kind(cq: ClusterQueue, preemptor: Pending, wl: Admitted, fits: bool) -> int:
+    if fits:
+        return HIERARCHICAL
+    return WITH_BORROWING if _may_borrow_over(cq, preemptor, wl) else WITHOUT_BORROWING
 
 
 def _may_borrow_over(cq: ClusterQueue, preemptor: Pending, wl: Admitted) -> bool:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import bisect
+import heapq
 from dataclasses import dataclass, field
+from itertools import count
 
 from kueuelint.accounting.quota import FR, QuotaTree
 from kueuelint.admission.model import Admitted, ClusterQueue, Flavor
@@ -19,8 +22,13 @@ class State:
     fair_strategies: tuple[str, ...] = ("LessThanOrEqualToFinalShare", "LessThanInitialShare")
     # Memo of preemption searches; a dict only while usage is frozen (see find_targets).
     target_cache: dict | None = None
-    # queue -> flavor/resource -> holders using it: preemption only looks at contested resources.
-    _by_resource: dict[str, dict[FR, dict[str, Admitted]]] = field(default_factory=dict)
+    # queue -> flavor/resource -> key -> (rank, seq, holder) of the holders using it: preemption
+    # only looks at contested resources.
+    _by_resource: dict[str, dict[FR, dict[str, tuple]]] = field(default_factory=dict)
+    # The same entries as lists kept sorted, so that preemption reads the first candidates in
+    # order instead of sorting every holder; seq breaks ties as insertion order did.
+    _ranked: dict[str, dict[FR, list[tuple]]] = field(default_factory=dict)
+    _counter: count = field(default_factory=count)
     # queue -> flavor/resource -> priority -> usage: bounds what preemption could ever free.
     _by_priority: dict[str, dict[FR, dict[int, int]]] = field(default_factory=dict)
 
@@ -28,10 +36,10 @@ class State:
         """Record a workload holding quota and charge its usage."""
         queue = workload.cluster_queue
         self.admitted_by_cq.setdefault(queue, {})[workload.key] = workload
-        index = self._by_resource.setdefault(queue, {})
+        entry = (workload.preemption_rank(), next(self._counter), workload)
         for fr, amount in workload.usage.items():
             if amount > 0:
-                index.setdefault(fr, {})[workload.key] = workload
+                self._index(queue, fr, workload.key, entry)
         self._count_priority(workload, 1)
         if queue in self.tree.queues:
             self.tree.add_usage(queue, workload.usage)
@@ -41,12 +49,22 @@ class State:
         held = self.admitted_by_cq.get(queue, {})
         if held.pop(workload.key, None) is None:
             return
-        index = self._by_resource.get(queue, {})
         for fr in workload.usage:
-            index.get(fr, {}).pop(workload.key, None)
+            self._index(queue, fr, workload.key, None)
         self._count_priority(workload, -1)
         if queue in self.tree.queues:
             self.tree.add_usage(queue, workload.usage, sign=-1)
+
+    def _index(self, queue: str, fr: FR, key: str, entry: tuple | None) -> None:
+        """Set (or drop, when ``entry`` is None) the holder ``key`` of ``queue`` using ``fr``."""
+        by_key = self._by_resource.setdefault(queue, {}).setdefault(fr, {})
+        ranked = self._ranked.setdefault(queue, {}).setdefault(fr, [])
+        old = by_key.pop(key, None)
+        if old is not None:
+            del ranked[bisect.bisect_left(ranked, old[:2])]
+        if entry is not None:
+            by_key[key] = entry
+            bisect.insort(ranked, entry)
 
     def _count_priority(self, workload: Admitted, sign: int) -> None:
         per_fr = self._by_priority.setdefault(workload.cluster_queue, {})
@@ -65,11 +83,25 @@ class State:
         """Holders of ``queue`` with a positive usage of any of ``frs``, each once."""
         index = self._by_resource.get(queue, {})
         if len(frs) == 1:
-            return list(index.get(next(iter(frs)), {}).values())
+            return [entry[2] for entry in index.get(next(iter(frs)), {}).values()]
         found: dict[str, Admitted] = {}
         for fr in frs:
-            found.update(index.get(fr, {}))
+            found.update((key, entry[2]) for key, entry in index.get(fr, {}).items())
         return list(found.values())
+
+    def holders_in_order(self, queue: str, frs):
+        """Holders of ``queue`` using any of ``frs``, each once, in ``preemption_rank`` order."""
+        ranked = self._ranked.get(queue, {})
+        lists = [ranked[fr] for fr in frs if ranked.get(fr)]
+        if len(lists) == 1:
+            for entry in lists[0]:
+                yield entry[2]
+            return
+        last = None
+        for entry in heapq.merge(*lists):
+            if entry[1] != last:
+                last = entry[1]
+                yield entry[2]
 
     def charge(self, queue: str, usage: dict, sign: int = 1) -> None:
         """Change usage without recording a holder (trial removals, reservations)."""
