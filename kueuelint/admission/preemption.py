@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from kueuelint.accounting.quota import FR, QuotaNode
 from kueuelint.admission.model import NO_CANDIDATES, PREEMPT, RECLAIM, Admitted, ClusterQueue, Pending
 from kueuelint.admission.state import State
+from kueuelint.admission.whatif import available_after
 
 IN_CQ = "InClusterQueue"
 RECLAMATION = "InCohortReclamation"
@@ -252,25 +253,38 @@ def _minimal_set(state, cq, requests, candidates, allow_borrowing) -> list[_Cand
 def _hopeless(state: State, cq: ClusterQueue, preemptor: Pending, requests: dict[FR, int]) -> bool:
     """True when even evicting everything the policies allow could not make room. Works on
     per-priority usage totals, so it costs a few operations per queue, not per workload."""
-    removal: dict[str, dict[FR, int]] = {}
+    removable: dict[str, int | None] = {}      # queue -> priority bound of what may go
     within = cq.preemption.within
     if within not in ("", "Never"):
-        inclusive = within == "LowerOrNewerEqualPriority"
-        removal[cq.name] = {fr: state.usage_below(cq.name, fr, preemptor.priority, inclusive) for fr in requests}
+        removable[cq.name] = preemptor.priority
     node = state.tree.queues.get(cq.name)
     reclaim = cq.preemption.reclaim
     if node is not None and node.parent is not None and reclaim not in ("", "Never"):
         bound = None if reclaim == "Any" else preemptor.priority
-        for child in node.root().children:
-            for queue in _borrowing_queues(child, set(requests)):
-                if queue != cq.name:
-                    removal[queue] = {fr: state.usage_below(queue, fr, bound) for fr in requests}
-    for queue, usage in removal.items():
-        state.charge(queue, usage, -1)
-    fits = _fits(state, cq, requests, True)
-    for queue, usage in removal.items():
-        state.charge(queue, usage, 1)
-    return not fits
+        for queue in _borrowing_in_tree(state, node.root(), requests):
+            if queue != cq.name:
+                removable[queue] = bound
+    inclusive = within == "LowerOrNewerEqualPriority"
+    for fr, value in requests.items():
+        removals = {queue: state.usage_below(queue, fr, bound, inclusive and queue == cq.name)
+                    for queue, bound in removable.items()}
+        if value > available_after(state.tree, cq.name, fr, removals):
+            return True
+    return False
+
+
+def _borrowing_in_tree(state: State, root: QuotaNode, requests: dict[FR, int]) -> list[str]:
+    """The queues below ``root`` borrowing on a requested resource; memoised while usage is
+    frozen (every head of the cohort asks the same question in one cycle)."""
+    cache = state.target_cache
+    key = ("borrowing", id(root), tuple(sorted(requests)))
+    if cache is not None and key in cache:
+        return cache[key]
+    frs = set(requests)
+    found = [queue for child in root.children for queue in _borrowing_queues(child, frs)]
+    if cache is not None:
+        cache[key] = found
+    return found
 
 
 def _fits_without_all(state, cq, requests, candidates, allow_borrowing) -> bool:
