@@ -146,8 +146,9 @@ def _cohort(state: State, cq: ClusterQueue, preemptor: Pending, requests: dict[F
     return found
 
 
-# A queue with fewer candidates than this keeps them all, as it always did: the difference only
-# shows in a run that filters out an evicted candidate, and it would change results.
+# A queue with fewer candidates than this keeps them all when one of them is being evicted, as
+# it always did: only a run that filters out an evicted candidate can reach past the prefix, and
+# cutting there would change results. Without evicted candidates the cut changes nothing.
 _SMALL = 8
 
 
@@ -175,7 +176,7 @@ def _reachable(state, cq, preemptor, queue, frs, fits) -> list[_Candidate]:
                 borrowed[fr] -= wl.usage.get(fr, 0)
             if all(v <= 0 for v in borrowed.values()):
                 reach = len(found)
-        if reach is not None and len(found) >= _SMALL:
+        if reach is not None and (len(found) >= _SMALL or not found[0].workload.evicted):
             return found[:reach]
     return found
 
