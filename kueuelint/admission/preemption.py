@@ -34,16 +34,29 @@ def find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
                  requests: dict[FR, int]) -> list[Target]:
     """The workloads Kueue would evict so that ``requests`` fit in ``cq``; [] when impossible.
 
-    While ``state.target_cache`` is a dict (the nomination phase of a cycle, when usage does not
-    change), answers are memoised: the oracle and the final search often ask the same question.
+    While ``state.frozen`` (the nomination phase of a cycle) answers are memoised: the oracle and
+    the final search often ask the same question, and so do heads of later cycles while nothing
+    changed in the cohort tree for the requested flavor/resources.
     """
-    cache = state.target_cache
-    if cache is None:
+    node = state.tree.queues.get(cq.name)
+    if not state.frozen or node is None:
         return _find_targets(state, cq, preemptor, requests)
-    key = (cq.name, preemptor.key, tuple(sorted(requests.items())))
-    if key not in cache:
-        cache[key] = _find_targets(state, cq, preemptor, requests)
-    return list(cache[key])
+    # Fair sharing compares shares over every resource: its answers depend on all usage.
+    root, frs = node.root(), None if state.fair_sharing else sorted(requests)
+    key = ("targets", cq.name, _preemptor_identity(cq, preemptor), tuple(sorted(requests.items())))
+    found = state.memo.get(key, root, frs)
+    if found is None:
+        found = _find_targets(state, cq, preemptor, requests)
+        state.memo.put(key, root, frs, found)
+    return list(found)
+
+
+def _preemptor_identity(cq: ClusterQueue, preemptor: Pending) -> tuple:
+    """What of the preemptor the search reads: its priority, and its queue order when equal
+    priorities may be preempted."""
+    if cq.preemption.within == "LowerOrNewerEqualPriority":
+        return preemptor.priority, preemptor.timestamp, preemptor.uid
+    return (preemptor.priority,)
 
 
 def _find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
@@ -276,15 +289,15 @@ def _hopeless(state: State, cq: ClusterQueue, preemptor: Pending, requests: dict
 
 def _borrowing_in_tree(state: State, root: QuotaNode, requests: dict[FR, int]) -> list[str]:
     """The queues below ``root`` borrowing on a requested resource; memoised while usage is
-    frozen (every head of the cohort asks the same question in one cycle)."""
-    cache = state.target_cache
-    key = ("borrowing", id(root), tuple(sorted(requests)))
-    if cache is not None and key in cache:
-        return cache[key]
-    frs = set(requests)
-    found = [queue for child in root.children for queue in _borrowing_queues(child, frs)]
-    if cache is not None:
-        cache[key] = found
+    frozen (every head of the cohort asks the same question)."""
+    frs = sorted(requests)
+    key = ("borrowing", id(root), tuple(frs))
+    found = state.memo.get(key, root, frs) if state.frozen else None
+    if found is None:
+        wanted = set(frs)
+        found = [queue for child in root.children for queue in _borrowing_queues(child, wanted)]
+        if state.frozen:
+            state.memo.put(key, root, frs, found)
     return found
 
 

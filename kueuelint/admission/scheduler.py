@@ -92,11 +92,11 @@ class Simulator:
 
     def cycle(self) -> bool:
         """One scheduling cycle; True when it changed anything."""
-        self.state.target_cache = {}        # usage is frozen while heads are nominated
+        self.state.frozen = True        # usage does not change while heads are nominated
         try:
             entries = [self._nominate(wl, self.state.queues[name]) for name, wl in self._heads()]
         finally:
-            self.state.target_cache = None
+            self.state.frozen = False
         entries.sort(key=Entry.sort_key)
         run = _Cycle()
         while entries:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from itertools import count
 
 from kueuelint.accounting.quota import FR, QuotaTree
+from kueuelint.admission.memo import UsageMemo
 from kueuelint.admission.model import Admitted, ClusterQueue, Flavor
 
 
@@ -20,8 +21,9 @@ class State:
     ignore_undeclared: bool = False
     fair_sharing: bool = False
     fair_strategies: tuple[str, ...] = ("LessThanOrEqualToFinalShare", "LessThanInitialShare")
-    # Memo of preemption searches; a dict only while usage is frozen (see find_targets).
-    target_cache: dict | None = None
+    # True while heads are nominated: usage does not change, so ``memo`` may answer.
+    frozen: bool = False
+    memo: UsageMemo = field(default_factory=UsageMemo)
     # queue -> flavor/resource -> key -> (rank, seq, holder) of the holders using it: preemption
     # only looks at contested resources.
     _by_resource: dict[str, dict[FR, dict[str, tuple]]] = field(default_factory=dict)
@@ -41,8 +43,13 @@ class State:
             if amount > 0:
                 self._index(queue, fr, workload.key, entry)
         self._count_priority(workload, 1)
-        if queue in self.tree.queues:
-            self.tree.add_usage(queue, workload.usage)
+        self._usage_changed(workload, 1)
+
+    def _usage_changed(self, workload: Admitted, sign: int) -> None:
+        node = self.tree.queues.get(workload.cluster_queue)
+        if node is not None:
+            self.tree.add_usage(node.name, workload.usage, sign)
+            self.memo.changed(node.root(), workload.usage)
 
     def remove(self, workload: Admitted) -> None:
         queue = workload.cluster_queue
@@ -52,8 +59,7 @@ class State:
         for fr in workload.usage:
             self._index(queue, fr, workload.key, None)
         self._count_priority(workload, -1)
-        if queue in self.tree.queues:
-            self.tree.add_usage(queue, workload.usage, sign=-1)
+        self._usage_changed(workload, -1)
 
     def _index(self, queue: str, fr: FR, key: str, entry: tuple | None) -> None:
         """Set (or drop, when ``entry`` is None) the holder ``key`` of ``queue`` using ``fr``."""

@@ -1,0 +1,44 @@
+"""Answers about one cohort tree that stay valid until its usage of their resources changes.
+
+A preemption search for a flavor/resource reads only the usage and the holders of that
+flavor/resource inside the preemptor's cohort tree. Kueue requeues an inadmissible workload only
+when quota in its cohort changes, and the same holds here: the answer computed in an earlier
+cycle is reused while no workload using one of its flavor/resources was admitted or removed in
+that tree. Temporary charges (trial removals, reservations of one cycle) are always undone before
+the next nomination phase, so admissions and removals are the only changes that count.
+"""
+
+from __future__ import annotations
+
+from kueuelint.accounting.quota import FR
+
+
+class UsageMemo:
+    def __init__(self) -> None:
+        self._versions: dict[tuple[int, FR], int] = {}
+        self._any_change = 0
+        self._answers: dict[tuple, tuple[tuple, object]] = {}
+
+    def changed(self, root: object, frs) -> None:
+        """Usage of ``frs`` changed somewhere below ``root``."""
+        self._any_change += 1
+        versions = self._versions
+        for fr in frs:
+            key = (id(root), fr)
+            versions[key] = versions.get(key, 0) + 1
+
+    def get(self, key: tuple, root: object, frs) -> object | None:
+        found = self._answers.get(key)
+        if found is not None and found[0] == self._stamp(root, frs):
+            return found[1]
+        return None
+
+    def put(self, key: tuple, root: object, frs, answer: object) -> None:
+        self._answers[key] = (self._stamp(root, frs), answer)
+
+    def _stamp(self, root: object, frs) -> tuple:
+        """Versions of ``frs`` below ``root``; ``frs`` None for answers that read everything."""
+        if frs is None:
+            return (self._any_change,)
+        versions = self._versions
+        return tuple(versions.get((id(root), fr), 0) for fr in frs)
