@@ -44,6 +44,17 @@ def test_multi_document_skips_empty_and_expands_lists():
     assert [d.line for d in docs] == [3, 8, 10]
 
 
+def test_positions_of_list_items_and_documents_before_a_syntax_error():
+    # node trees are composed again when a position is first asked for: same nodes, same places
+    text = ("kind: A\n---\nkind: List\nitems:\n  - kind: B\n  - null\n  - kind: C\n"
+            "    spec: {x: 1}\n---\nkind: D\nbad: [1, 2\n")
+    loaded = parse(text)
+    assert [p.kind for p in loaded.problems] == ["syntax"]
+    a, b, c = loaded.documents
+    assert (a.locate(("kind",)).line, b.locate(("kind",)).line) == (1, 5)
+    assert (c.locate(("spec", "x"), at_value=True).line, c.locate(("spec", "x")).column) == (8, 12)
+
+
 def test_typed_list_kind_is_expanded():
     docs = parse("kind: ConfigMapList\nitems:\n- kind: ConfigMap\n").documents
     assert docs[0].data == {"kind": "ConfigMap"}

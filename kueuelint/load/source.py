@@ -50,6 +50,7 @@ class SourceFile:
     is_context: bool = False       # loaded for cross-references only, never reported on
     file_type: str | None = None   # forced input type (e.g. compute configs), else detected
     _lines: list[str] | None = field(default=None, repr=False)
+    _roots: list | None = field(default=None, repr=False)
 
     def line_text(self, line: int) -> str | None:
         if self._lines is None:
@@ -57,6 +58,41 @@ class SourceFile:
         if 1 <= line <= len(self._lines):
             return self._lines[line - 1]
         return None
+
+    def document_root(self, index: int):
+        """The node tree of document ``index``, composed again from the text (None if it cannot
+        be).  Keeping every document's node tree for the whole run cost more, mostly in the
+        garbage collector walking millions of nodes, than composing the files findings need."""
+        if self._roots is None:
+            self._roots = _compose_roots(self.text)
+        return self._roots[index] if index < len(self._roots) else None
+
+
+def _compose_roots(text: str) -> list:
+    """Every document's root node up to the first syntax error (the documents that loaded)."""
+    roots: list = []
+    loader = _LOADER(text)
+    try:
+        while loader.check_node():
+            roots.append(loader.get_node())
+    except yaml.YAMLError:
+        pass
+    finally:
+        loader.dispose()
+    return roots
+
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Recompose:
+    """The node of a loaded document: composed again from the file when first asked for."""
+
+    def __repr__(self) -> str:
+        return "RECOMPOSE"
+
+
+RECOMPOSE = _Recompose()
 
 
 @dataclass
@@ -66,8 +102,17 @@ class Document:
     source: SourceFile
     index: int
     data: Any
-    node: Any = None               # yaml node of ``data`` (None when positions are unknown)
+    # yaml node of ``data``: None when positions are unknown, RECOMPOSE until first needed
+    _node: Any = None
     line: int = 1                  # where the object starts
+    item: int | None = None        # position in the ``items`` of a ``kind: List`` document
+
+    @property
+    def node(self):
+        if self._node is RECOMPOSE:
+            root = self.source.document_root(self.index)
+            self._node = root if self.item is None or root is None else _item_node(root, self.item)
+        return self._node
 
     def locate(self, path: tuple | list = (), *, at_value: bool = False) -> Location:
         """The position of ``path`` inside this object, or of the nearest existing ancestor."""
@@ -131,8 +176,8 @@ def parse_text(source: SourceFile, limits: Limits) -> LoadedFile:
         loaded.problems.append(LoadProblem("depth-limit", f"block collections indented more than "
                                            f"{BLOCK_INDENT_LIMIT} levels", source.path, *too_deep))
         return loaded
-    # The node trees are kept for positions and hold no cycles: pausing the cyclic collector
-    # while they are built saves a third of the time on files with many documents.
+    # Node trees and values hold no cycles: pausing the cyclic collector while they are built
+    # saves a third of the time on files with many documents.
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -194,29 +239,35 @@ def _add_document(loaded: LoadedFile, root, index: int, limits: Limits, track_al
         loaded.problems.append(LoadProblem(kind, problem.message, path, problem.line, problem.column))
     if data is None:
         return  # an empty document ("---" with nothing after it) is not an object
-    for item_data, item_node in _expand_lists(data, root):
-        line = item_node.start_mark.line + 1 if item_node is not None else 1
-        loaded.documents.append(Document(loaded.source, index, item_data, item_node, line))
+    if not _is_list(data):
+        loaded.documents.append(Document(loaded.source, index, data, RECOMPOSE, root.start_mark.line + 1))
+        return
+    # ``kind: List`` (and typed ``*List``) documents stand for their items.
+    nodes = _list_item_nodes(root)
+    for position, item in enumerate(data["items"]):
+        if item is not None:
+            line = (nodes[position] if position < len(nodes) else root).start_mark.line + 1
+            loaded.documents.append(Document(loaded.source, index, item, RECOMPOSE, line, position))
 
 
-def _expand_lists(data, root):
-    """``kind: List`` (and typed ``*List``) documents stand for their items."""
-    if not (isinstance(data, dict) and isinstance(data.get("items"), list)
-            and isinstance(data.get("kind"), str) and data["kind"].endswith("List")):
-        return [(data, root)]
+def _is_list(data) -> bool:
+    return (isinstance(data, dict) and isinstance(data.get("items"), list)
+            and isinstance(data.get("kind"), str) and data["kind"].endswith("List"))
+
+
+def _list_item_nodes(root) -> list:
     items_node = None
     if isinstance(root, yaml.MappingNode):
         for key_node, value_node in root.value:
             if getattr(key_node, "value", None) == "items":
                 items_node = value_node
-    nodes = items_node.value if isinstance(items_node, yaml.SequenceNode) else []
-    pairs = []
-    for position, item in enumerate(data["items"]):
-        if item is None:
-            continue
-        node = nodes[position] if position < len(nodes) else root
-        pairs.append((item, node))
-    return pairs
+    return items_node.value if isinstance(items_node, yaml.SequenceNode) else []
+
+
+def _item_node(root, position: int):
+    """The node of item ``position`` of a ``kind: List`` document (the root when not found)."""
+    nodes = _list_item_nodes(root)
+    return nodes[position] if position < len(nodes) else root
 
 
 def _syntax_problem(exc: yaml.MarkedYAMLError, path: str, source_text: str) -> LoadProblem:

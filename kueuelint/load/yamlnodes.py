@@ -1,8 +1,9 @@
 """Turn PyYAML's composed node tree into plain values, keeping the nodes for positions.
 
 Composing (parse events into nodes) runs in libyaml; building values from nodes here costs
-about what PyYAML's own constructor costs, and the node tree lets us answer "where is
-spec.x[2].y?" later without a second parse.  Values follow the Kubernetes API server's
+about what PyYAML's own constructor costs.  The node trees are not kept: the few documents a
+finding must point into are composed again (``SourceFile.document_root``) to answer "where is
+spec.x[2].y?".  Values follow the Kubernetes API server's
 YAML 1.1 reading (``on`` is true, ``012`` is 10) except timestamps, which stay strings as
 they do after the server's YAML-to-JSON step.
 """
