@@ -40,7 +40,6 @@ class RuleDef:
     python: str | None = None
     cel: dict[str, Any] | None = None
     problem_kinds: tuple[str, ...] = ()      # for builtin input rules: loader problem kinds
-    fixtures_dir: Path | None = None
     options: dict[str, Any] = field(default_factory=dict)
     _func: Any = None
 
@@ -51,6 +50,12 @@ class RuleDef:
             if pattern.endswith("/*") and kind_key.startswith(pattern[:-1]):
                 return True
         return False
+
+    @property
+    def fixtures_dir(self) -> Path | None:
+        """The folder of pass/fail fixtures beside the rule file, named after the code."""
+        folder = Path(self.meta.source).parent / self.meta.code
+        return folder if folder.is_dir() else None
 
     def python_func(self):
         if self._func is None:
@@ -161,8 +166,6 @@ def _rule_from_data(data: dict, path: Path) -> RuleDef:
                    python=data.get("python"), cel=data.get("cel"),
                    problem_kinds=tuple(data.get("problem-kinds") or ()),
                    options=dict(data.get("options") or {}))
-    fixtures = path.parent / code
-    rule.fixtures_dir = fixtures if fixtures.is_dir() else None
     _check_implementation(rule, path)
     return rule
 

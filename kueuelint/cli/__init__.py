@@ -30,8 +30,8 @@ class UsageError(Exception):
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
-    """The full parser for the command named in ``argv``; the others only by name and help,
-    so one command's run does not import every other command's module (start-up time)."""
+    """The parser for the command named in ``argv`` alone, or for all commands when none is
+    named: one command's run does not import every other command's module (start-up time)."""
     parser = argparse.ArgumentParser(
         prog="kueuelint",
         description="Lint Kueue objects, the jobs that use them and compute configs; "
@@ -42,7 +42,6 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     chosen = _chosen_command(sys.argv[1:] if argv is None else argv)
     for name, (module_name, help_text) in COMMANDS.items():
         if chosen is not None and name != chosen:
-            sub.add_parser(name, help=help_text)
             continue
         try:
             module = importlib.import_module(module_name)
