@@ -86,18 +86,31 @@ def oracle(state: State):
     """The flavor assigner's preemption oracle bound to ``state`` (§2.3)."""
 
     def simulate(cq: ClusterQueue, preemptor: Pending, fr: FR, value: int) -> tuple[int, int]:
-        targets = find_targets(state, cq, preemptor, {fr: value})
-        if not targets:
-            return NO_CANDIDATES, 0
-        for target in targets:
-            state.charge(target.workload.cluster_queue, target.workload.usage, -1)
-        level, _ = state.tree.borrowing_level(cq.name, fr, value)
-        for target in targets:
-            state.charge(target.workload.cluster_queue, target.workload.usage, 1)
-        same = any(t.workload.cluster_queue == cq.name for t in targets)
-        return (PREEMPT if same else RECLAIM), level
+        node = state.tree.queues.get(cq.name)
+        if not state.frozen or node is None:
+            return _simulate(state, cq, preemptor, fr, value)
+        root, frs = node.root(), None if state.fair_sharing else [fr]
+        key = ("oracle", cq.name, _preemptor_identity(cq, preemptor), fr, value)
+        found = state.memo.get(key, root, frs)
+        if found is None:
+            found = _simulate(state, cq, preemptor, fr, value)
+            state.memo.put(key, root, frs, found)
+        return found
 
     return simulate
+
+
+def _simulate(state: State, cq: ClusterQueue, preemptor: Pending, fr: FR, value: int) -> tuple[int, int]:
+    targets = find_targets(state, cq, preemptor, {fr: value})
+    if not targets:
+        return NO_CANDIDATES, 0
+    for target in targets:
+        state.charge(target.workload.cluster_queue, target.workload.usage, -1)
+    level, _ = state.tree.borrowing_level(cq.name, fr, value)
+    for target in targets:
+        state.charge(target.workload.cluster_queue, target.workload.usage, 1)
+    same = any(t.workload.cluster_queue == cq.name for t in targets)
+    return (PREEMPT if same else RECLAIM), level
 
 
 def _reason(candidate: _Candidate, allow_borrowing: bool) -> str:

@@ -11,6 +11,7 @@ from kueuelint.admission.preemption import Target, find_targets, oracle
 from kueuelint.admission.queues import WorkloadQueue
 from kueuelint.index.selectors import selects_namespace
 from kueuelint.admission.state import State
+from kueuelint.admission.whatif import available_after
 
 # A victim may win its quota back and be preempted again; after this many round trips the
 # simulation stops requeueing it so that a preemption ping-pong cannot run forever.
@@ -231,12 +232,17 @@ class Simulator:
         run.changed = True
 
     def _still_fits(self, usage: dict[FR, int], cq: ClusterQueue, victims: list[Admitted]) -> bool:
-        for victim in victims:
-            self.state.charge(victim.cluster_queue, victim.usage, -1)
-        fits = all(amount <= self.state.tree.available(cq.name, fr) for fr, amount in usage.items())
-        for victim in victims:
-            self.state.charge(victim.cluster_queue, victim.usage, 1)
-        return fits
+        """Does ``usage`` fit with the victims' quota counted as free? Asked without charging
+        the victims, since every entry of a cycle asks it again with all victims so far."""
+        for fr, amount in usage.items():
+            freed: dict[str, int] = {}
+            for victim in victims:
+                taken = victim.usage.get(fr)
+                if taken:
+                    freed[victim.cluster_queue] = freed.get(victim.cluster_queue, 0) + taken
+            if amount > available_after(self.state.tree, cq.name, fr, freed):
+                return False
+        return True
 
     def _admit(self, entry: Entry) -> None:
         wl, cq, assignment = entry.workload, entry.cq, entry.assignment
