@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from kueuelint import pipeline
-from kueuelint.checks.builtin.queue_labels import metadata_maps, name_problem
+from kueuelint.checks.builtin.queue_labels import name_problem
 from kueuelint.checks.builtin.workload_metadata import gate_problems
 from kueuelint.config import Config, from_mapping
+from kueuelint.derive.metadata import outline
 
 CORPUS = Path("/work/shared/corpus")
 MINE = ("KQ2", "KQ6")
@@ -66,7 +67,7 @@ def test_metadata_maps_finds_nested_templates_but_not_status():
     data = {"metadata": {"labels": {"a": "1"}},
             "spec": {"jobs": [{"template": {"metadata": {"labels": {"b": "2"}}}}]},
             "status": {"metadata": {"labels": {"c": "3"}}}}
-    assert [path for path, _ in metadata_maps(data)] == [
+    assert [path for path, _ in outline(data).labels] == [
         ("metadata", "labels"), ("spec", "jobs", 0, "template", "metadata", "labels")]
 
 
@@ -181,3 +182,15 @@ def test_corpus_has_no_errors_from_these_rules():
     # Kueue's own pod-group example is complete and consistent
     assert not [f for f in mine if "kueue-pod-group" in f.location.path]
     assert {f.code for f in mine} <= {"KQ205", "KQ211", "KQ212"}
+
+
+def test_outline_finds_gates_everywhere_but_status_and_maps_outside_metadata():
+    data = {"metadata": {"labels": {"a": "1"}, "x": {"metadata": {"labels": {"no": "1"}}}},
+            "spec": {"schedulingGates": [{"name": "g1"}, "bad", {"metadata": {"annotations": {"b": "2"}}}],
+                     "template": {"spec": {"schedulingGates": [{"name": "g2"}]}}},
+            "status": {"schedulingGates": [{"name": "g3"}]}}
+    found = outline(data)
+    assert [path for path, _ in found.labels] == [("metadata", "labels")]
+    assert [path for path, _ in found.annotations] == [("spec", "schedulingGates", 2, "metadata", "annotations")]
+    assert found.gates == [(("spec", "schedulingGates", 0, "name"), "g1"),
+                           (("spec", "template", "spec", "schedulingGates", 0, "name"), "g2")]

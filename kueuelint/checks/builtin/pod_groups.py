@@ -77,7 +77,7 @@ def integration_not_enabled(obj: KObject, ctx: RuleContext):
 
 
 def _template_queued(obj: KObject) -> bool:
-    return any(QUEUE_LABEL in labels and "template" in path for path, labels in metadata_maps(obj.data))
+    return any(QUEUE_LABEL in labels and "template" in path for path, labels in metadata_maps(obj))
 
 
 def enabled_frameworks(config: dict) -> list[str]:
@@ -347,7 +347,7 @@ def pod_group_fewer_pods(obj: KObject, ctx: RuleContext):
 def _managed_labels(obj: KObject) -> list[tuple[tuple, object]]:
     """Where a `managed` label would land on pods: a Pod's own labels, or pod templates."""
     found = []
-    for path, labels in metadata_maps(obj.data):
+    for path, labels in metadata_maps(obj):
         if MANAGED_LABEL in labels and (obj.key == "Pod" or path != ("metadata", "labels")):
             found.append((path + (MANAGED_LABEL,), labels[MANAGED_LABEL]))
     return found

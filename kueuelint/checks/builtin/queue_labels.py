@@ -13,6 +13,7 @@ import re
 from typing import Iterator
 
 from kueuelint.checks.api import RuleContext, Violation, rule
+from kueuelint.derive.metadata import outline_of
 from kueuelint.findings import Severity
 from kueuelint.identify.objects import KObject
 from kueuelint.index.inventory import QUEUE_LABEL
@@ -30,7 +31,6 @@ ISVC = "serving.kserve.io/InferenceService"
 ISVC_COMPONENTS = ("predictor", "transformer", "explainer")
 # Kinds whose own webhook copies the object's queue label into the pod template.
 COPIES_DOWN = ("apps/Deployment", "apps/StatefulSet", "leaderworkerset.x-k8s.io/LeaderWorkerSet")
-MAX_DEPTH = 24
 
 
 # --- where Kueue reads labels, shared with the metadata and pod-group rules ------------------
@@ -65,26 +65,9 @@ def home_text(obj: KObject, key: str, field: str = "labels") -> tuple[str | None
     return (value, path + (key,)) if isinstance(value, str) else (None, None)
 
 
-def metadata_maps(data: object, field: str = "labels") -> list[tuple[tuple, dict]]:
+def metadata_maps(obj: KObject, field: str = "labels") -> list[tuple[tuple, dict]]:
     """Every ``metadata.<field>`` mapping inside an object (its own, templates, wrapped objects)."""
-    found: list[tuple[tuple, dict]] = []
-
-    def walk(node: object, path: tuple, depth: int) -> None:
-        if depth > MAX_DEPTH:
-            return
-        if isinstance(node, dict):
-            meta = node.get("metadata")
-            if isinstance(meta, dict) and isinstance(meta.get(field), dict):
-                found.append((path + ("metadata", field), meta[field]))
-            for key, value in node.items():
-                if key not in ("metadata", "status") and isinstance(value, (dict, list)):
-                    walk(value, path + (key,), depth + 1)
-        elif isinstance(node, list):
-            for index, item in enumerate(node):
-                walk(item, path + (index,), depth + 1)
-
-    walk(data, (), 0)
-    return found
+    return outline_of(obj).maps(field)
 
 
 def dotted(path: tuple) -> str:
@@ -167,7 +150,7 @@ def _crd_judges(obj: KObject, ctx: RuleContext) -> bool:
 def queue_label_wrong_object(obj: KObject, ctx: RuleContext):
     homes = label_homes(obj)
     home_value, home_path = home_label(obj, QUEUE_LABEL)
-    misplaced = [(path, labels[QUEUE_LABEL]) for path, labels in metadata_maps(obj.data)
+    misplaced = [(path, labels[QUEUE_LABEL]) for path, labels in metadata_maps(obj)
                  if path not in homes and QUEUE_LABEL in labels]
     if not misplaced:
         return
@@ -393,7 +376,7 @@ def other_scheduler_queue(obj: KObject, ctx: RuleContext):
 
 
 def _queue_anywhere(obj: KObject) -> bool:
-    return any(QUEUE_LABEL in labels for _, labels in metadata_maps(obj.data))
+    return any(QUEUE_LABEL in labels for _, labels in metadata_maps(obj))
 
 
 def _foreign_fields(obj: KObject) -> list[tuple[tuple, str, object]]:
@@ -403,7 +386,7 @@ def _foreign_fields(obj: KObject) -> list[tuple[tuple, str, object]]:
         found.append((("spec", "runPolicy", "schedulingPolicy", "queue"),
                       "runPolicy.schedulingPolicy.queue", queue))
     for field in ("labels", "annotations"):
-        for path, values in metadata_maps(obj.data, field):
+        for path, values in metadata_maps(obj, field):
             for key, value in values.items():
                 if not isinstance(key, str):
                     continue

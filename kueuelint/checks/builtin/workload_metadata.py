@@ -164,15 +164,15 @@ KUEUE_WRITTEN = {  # key -> what Kueue uses it for (site/data/labels_and_annotat
     "kueue.x-k8s.io/multikueue-origin-uid": "objects MultiKueue copied to a worker cluster",
 }
 KUEUE_GATES = ("kueue.x-k8s.io/admission", "kueue.x-k8s.io/topology", "kueue.x-k8s.io/elastic-job")
-MAX_DEPTH = 24
 
 
 @rule("KQ213")
 def kueue_owned_metadata(obj: KObject, ctx: RuleContext):
     from kueuelint.checks.builtin.queue_labels import QUEUE_LABEL, dotted, home_label, metadata_maps
+    from kueuelint.derive.metadata import outline_of
 
     for field in ("labels", "annotations"):
-        for path, values in metadata_maps(obj.data, field):
+        for path, values in metadata_maps(obj, field):
             for key in values:
                 if key in KUEUE_WRITTEN:
                     yield Violation(path=path + (key,), args={"detail": (
@@ -180,27 +180,12 @@ def kueue_owned_metadata(obj: KObject, ctx: RuleContext):
                         f"(it marks {KUEUE_WRITTEN[key]}), and a copy pasted from a live "
                         "object misleads Kueue: remove it")})
     queue, _ = home_label(obj, QUEUE_LABEL)
-    for path, gate in _scheduling_gates(obj.data, (), 0):
+    for path, gate in outline_of(obj).gates:
+        if gate not in KUEUE_GATES:
+            continue
         queued = isinstance(queue, str) and bool(queue)
         yield Violation(path=path, severity=None if queued else Severity.ERROR, args={"detail": (
             f"lists the scheduling gate {gate} in {dotted(path[:-1])}; Kueue adds and removes "
             "its own gates, " + ("so this one is redundant: remove it" if queued else
                                  "and nothing queues this object (no queue label), so the pods "
                                  "stay gated and never schedule: remove it"))})
-
-
-def _scheduling_gates(node: object, path: tuple, depth: int):
-    if depth > MAX_DEPTH:
-        return
-    if isinstance(node, dict):
-        gates = node.get("schedulingGates")
-        for index, gate in enumerate(gates if isinstance(gates, list) else ()):
-            name = gate.get("name") if isinstance(gate, dict) else None
-            if name in KUEUE_GATES:
-                yield path + ("schedulingGates", index, "name"), name
-        for key, value in node.items():
-            if key not in ("schedulingGates", "status"):
-                yield from _scheduling_gates(value, path + (key,), depth + 1)
-    elif isinstance(node, list):
-        for index, item in enumerate(node):
-            yield from _scheduling_gates(item, path + (index,), depth + 1)
