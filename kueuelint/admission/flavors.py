@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Callable
 
 from kueuelint.accounting.quantity import format_quantity
@@ -16,6 +17,12 @@ from kueuelint.admission.state import State
 
 # (cq, workload, fr, value) -> (mode, borrowing level after the simulated preemption)
 Oracle = Callable[[ClusterQueue, Pending, FR, int], tuple[int, int]]
+
+
+@lru_cache(maxsize=4096)
+def _amount(resource: str, units: int) -> str:
+    """Quantities in messages repeat endlessly (a few shapes, a few quotas): format each once."""
+    return format_quantity(resource, units)
 
 
 def most_severe(kinds) -> str | None:
@@ -189,16 +196,9 @@ class FlavorAssigner:
         attempt.deferred = []
 
     def _try_flavor(self, pod_set: PodSetSpec, name: str, wanted: dict, assigned: dict) -> Attempt:
-        flavor = self.state.flavors.get(name)
-        if flavor is None:
-            return Attempt(name, NO_FIT, reasons=[f"flavor {name} not found"], kind="NoMatchingFlavor")
-        taint = untolerated_taint(flavor, pod_set)
-        if taint is not None:
-            text = f"untolerated taint {taint_text(taint)} in flavor {name}"
-            return Attempt(name, NO_FIT, reasons=[text], kind="NoMatchingFlavor")
-        if not matches_node_labels(flavor, pod_set):
-            text = f"flavor {name} doesn't match node affinity"
-            return Attempt(name, NO_FIT, reasons=[text], kind="NoMatchingFlavor")
+        mismatch = self._mismatch(pod_set, name)
+        if mismatch is not None:
+            return Attempt(name, NO_FIT, reasons=[mismatch], kind="NoMatchingFlavor")
         attempt = Attempt(name, FIT)
         kinds = []
         for resource in sorted(wanted):
@@ -216,23 +216,46 @@ class FlavorAssigner:
         attempt.kind = most_severe(kinds)
         return attempt
 
+    def _mismatch(self, pod_set: PodSetSpec, name: str) -> str | None:
+        """Why the flavor cannot host the pod set at all; fixed for a pod set, so kept on it."""
+        flavor = self.state.flavors.get(name)
+        known = pod_set.flavor_mismatch.get(name)
+        if known is None or known[0] is not flavor:
+            known = pod_set.flavor_mismatch[name] = (flavor, _mismatch(flavor, pod_set, name))
+        return known[1]
+
     def _fits_quota(self, fr: FR, previous: int, request: int):
+        """The quota check of one resource; memoised while usage is frozen, until the usage of
+        ``fr`` changes in the queue's cohort tree."""
+        state = self.state
+        node = state.tree.queues.get(self.cq.name)
+        if not state.frozen or node is None:
+            return self._check_quota(fr, previous, request)
+        root = node.root()
+        key = ("quota", self.cq.name, fr, previous, request, self.oracle is None)
+        found = state.memo.get(key, root, (fr,))
+        if found is None:
+            found = self._check_quota(fr, previous, request)
+            state.memo.put(key, root, (fr,), found)
+        return found
+
+    def _check_quota(self, fr: FR, previous: int, request: int):
         tree, queue = self.state.tree, self.cq.name
         value = previous + request
         flavor, resource = fr
         capacity = tree.potential_available(queue, fr)
         if value > capacity:
             text = (f"insufficient quota for {resource} in flavor {flavor}, previously considered "
-                    f"podsets requests ({format_quantity(resource, previous)}) + current podset "
-                    f"request ({format_quantity(resource, request)}) > maximum capacity "
-                    f"({format_quantity(resource, capacity)})")
+                    f"podsets requests ({_amount(resource, previous)}) + current podset "
+                    f"request ({_amount(resource, request)}) > maximum capacity "
+                    f"({_amount(resource, capacity)})")
             return NO_FIT, 0, text, "ExceedsMaxQuota"
         borrow, may_reclaim = tree.borrowing_level(queue, fr, value)
         available = tree.available(queue, fr)
         if value <= available:
             return FIT, borrow, None, None
         text = (f"insufficient unused quota for {resource} in flavor {flavor}, "
-                f"{format_quantity(resource, value - available)} more needed")
+                f"{_amount(resource, value - available)} more needed")
         if value <= tree.nominal(queue, fr) or may_reclaim or self._can_preempt_while_borrowing():
             if self.oracle is None:
                 return NO_CANDIDATES, borrow, text, "WaitingForQuota"
@@ -244,6 +267,17 @@ class FlavorAssigner:
         if preemption.borrow_policy not in ("", "Never"):
             return True
         return self.state.fair_sharing and preemption.reclaim != "Never"
+
+
+def _mismatch(flavor, pod_set: PodSetSpec, name: str) -> str | None:
+    if flavor is None:
+        return f"flavor {name} not found"
+    taint = untolerated_taint(flavor, pod_set)
+    if taint is not None:
+        return f"untolerated taint {taint_text(taint)} in flavor {name}"
+    if not matches_node_labels(flavor, pod_set):
+        return f"flavor {name} doesn't match node affinity"
+    return None
 
 
 def _stops_search(attempt: Attempt, fungibility: Fungibility) -> bool:

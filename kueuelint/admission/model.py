@@ -84,6 +84,8 @@ class PodSetSpec:
     tolerations: list = field(default_factory=list)
     node_selector: dict = field(default_factory=dict)
     affinity_terms: list | None = None   # required node affinity terms, None when absent
+    # flavor name -> (Flavor, why it cannot host this pod set or None); filled by the assigner.
+    flavor_mismatch: dict[str, tuple] = field(default_factory=dict, repr=False, compare=False)
 
 
 @dataclass(eq=False)
