@@ -111,6 +111,15 @@ def _quota_state(ctx: RuleContext):
 def max_obtainable(ctx: RuleContext, queue: str, flavor: str, resource: str) -> Bound | None:
     """None when the run cannot tell: the queue borrows from a cohort without a borrowingLimit
     and other members of the cohort may live outside the run."""
+    # every pod set queued to the same ClusterQueue asks again: answered once per run
+    known = ctx.inventory.cache.setdefault("kueuelint.max-obtainable", {})
+    key = (queue, flavor, resource)
+    if key not in known:
+        known[key] = _max_obtainable(ctx, queue, flavor, resource)
+    return known[key]
+
+
+def _max_obtainable(ctx: RuleContext, queue: str, flavor: str, resource: str) -> Bound | None:
     state = _quota_state(ctx)
     node = state.tree.queues.get(queue)
     cq = state.queues.get(queue)
@@ -183,7 +192,8 @@ def _need(pod_set, workload, resources, flavors, ctx: RuleContext, target) -> _N
     per_pod = {r: a for r, a in pod_set.requests.items() if a > 0 and r in resources}
     if PODS in resources:
         per_pod[PODS] = 1   # Kueue charges every pod set `pods = count` (§1.6)
-    allowed = [name for name in flavors if _placeable(ctx, name, pod_set)]
+    spec = _placement(pod_set)
+    allowed = [name for name in flavors if _placeable(ctx, name, spec)]
     if count <= 0 or not per_pod or not allowed:
         return None   # nothing to place, or no flavor fits its placement (KQ702)
     fallback = workload.queue_name_path or pod_set.template_path
@@ -191,15 +201,20 @@ def _need(pod_set, workload, resources, flavors, ctx: RuleContext, target) -> _N
     return _Need(pod_set, count, per_pod, allowed, paths)
 
 
-def _placeable(ctx: RuleContext, flavor_name: str, pod_set) -> bool:
+def _placement(pod_set):
+    """The pod set's nodeSelector, affinity and tolerations, as the admission model reads them."""
+    from kueuelint.admission.workloads import pod_set_spec
+
+    return pod_set_spec(pod_set.name, pod_set.count, None, {}, pod_set.template)
+
+
+def _placeable(ctx: RuleContext, flavor_name: str, spec) -> bool:
     """Would Kueue consider this flavor for the pod set's nodeSelector, affinity and taints?"""
     from kueuelint.admission.matching import matches_node_labels, untolerated_taint
-    from kueuelint.admission.workloads import pod_set_spec
 
     flavor = _quota_state(ctx).flavors.get(flavor_name)
     if flavor is None:
         return True   # not in the run: assume it fits
-    spec = pod_set_spec(pod_set.name, pod_set.count, None, {}, pod_set.template)
     return matches_node_labels(flavor, spec) and untolerated_taint(flavor, spec) is None
 
 
