@@ -10,7 +10,7 @@ from kueuelint.admission.preemption import Target
 from kueuelint.admission.scheduler import Outcome, Simulator
 from kueuelint.admission.state import State
 from kueuelint.admission.workloads import (
-    Priorities, admitted_from_workload, holds_quota, is_pending, pending_from_derived,
+    Priorities, admitted_from_workload, conditions, holds_quota, is_pending, pending_from_derived,
 )
 
 WORKLOAD_KEY = "kueue.x-k8s.io/Workload"
@@ -40,12 +40,13 @@ def simulate(inventory, incoming: list, max_cycles: int | None = None) -> Result
     for obj in inventory.of_kind(WORKLOAD_KEY):
         if id(obj) in incoming_ids:
             continue
-        if holds_quota(obj):
-            held = admitted_from_workload(obj, priorities)
+        known = conditions(obj)
+        if holds_quota(obj, known):
+            held = admitted_from_workload(obj, priorities, known)
             if held is not None:
                 holders[held.key] = obj
                 state.add(held)
-        elif is_pending(obj):
+        elif is_pending(obj, known):
             pending += _pending_of(obj, inventory, priorities, len(pending))
     first_incoming = len(pending)
     for obj in incoming:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from functools import lru_cache
 
 from kueuelint.accounting.quantity import safe_parse, to_kueue_units
 from kueuelint.admission.model import Admitted, Pending, PodSetSpec, as_dict, as_list
@@ -17,6 +18,12 @@ def epoch(value) -> float | None:
         return value.timestamp()
     if not isinstance(value, str) or not value:
         return None
+    return _epoch_of_text(value)
+
+
+@lru_cache(maxsize=65536)
+def _epoch_of_text(value: str) -> float | None:
+    # Snapshots repeat timestamps a lot (one per object and condition); parse each text once.
     try:
         return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
     except ValueError:
@@ -24,14 +31,22 @@ def epoch(value) -> float | None:
 
 
 def condition(obj, kind: str) -> dict | None:
+    return conditions(obj).get(kind)
+
+
+def conditions(obj) -> dict[str, dict]:
+    """The first condition of each type, read in one pass over ``status.conditions``."""
+    found: dict[str, dict] = {}
     for cond in as_list(obj.get("status", "conditions")):
-        if isinstance(cond, dict) and cond.get("type") == kind:
-            return cond
-    return None
+        if isinstance(cond, dict):
+            kind = cond.get("type")
+            if isinstance(kind, str) and kind not in found:
+                found[kind] = cond
+    return found
 
 
-def is_true(obj, kind: str) -> bool:
-    cond = condition(obj, kind)
+def is_true(obj, kind: str, known: dict[str, dict] | None = None) -> bool:
+    cond = (conditions(obj) if known is None else known).get(kind)
     return bool(cond) and cond.get("status") == "True"
 
 
@@ -131,21 +146,23 @@ def workload_priority(obj, priorities: Priorities) -> int:
                               name if isinstance(name, str) else None)
 
 
-def holds_quota(obj) -> bool:
+def holds_quota(obj, known: dict[str, dict] | None = None) -> bool:
     """Counts against quota: QuotaReserved, not Finished, active (§1.5)."""
-    if obj.spec.get("active") is False or is_true(obj, "Finished"):
+    known = conditions(obj) if known is None else known
+    if obj.spec.get("active") is False or is_true(obj, "Finished", known):
         return False
     admission = obj.get("status", "admission")
-    return isinstance(admission, dict) and (is_true(obj, "QuotaReserved") or condition(obj, "QuotaReserved") is None)
+    return isinstance(admission, dict) and (is_true(obj, "QuotaReserved", known) or "QuotaReserved" not in known)
 
 
-def is_pending(obj) -> bool:
-    if obj.spec.get("active") is False or is_true(obj, "Finished"):
+def is_pending(obj, known: dict[str, dict] | None = None) -> bool:
+    known = conditions(obj) if known is None else known
+    if obj.spec.get("active") is False or is_true(obj, "Finished", known):
         return False
-    return not holds_quota(obj)
+    return not holds_quota(obj, known)
 
 
-def admitted_from_workload(obj, priorities: Priorities) -> Admitted | None:
+def admitted_from_workload(obj, priorities: Priorities, known: dict[str, dict] | None = None) -> Admitted | None:
     admission = obj.get("status", "admission")
     cq = admission.get("clusterQueue") if isinstance(admission, dict) else None
     if not isinstance(cq, str):
@@ -156,11 +173,12 @@ def admitted_from_workload(obj, priorities: Priorities) -> Admitted | None:
     for assignment in as_list(admission.get("podSetAssignments")):
         if isinstance(assignment, dict):
             _add_assignment_usage(assignment, reclaimable.get(str(assignment.get("name")), 0), usage)
-    reserved = condition(obj, "QuotaReserved") or {}
+    known = conditions(obj) if known is None else known
+    reserved = known.get("QuotaReserved") or {}
     created = epoch(obj.metadata.get("creationTimestamp")) or 0.0
     return Admitted(f"{obj.namespace}/{obj.name}", cq, workload_priority(obj, priorities), usage,
                     epoch(reserved.get("lastTransitionTime")) or created, created,
-                    str(obj.metadata.get("uid") or obj.name), is_true(obj, "Evicted"))
+                    str(obj.metadata.get("uid") or obj.name), is_true(obj, "Evicted", known))
 
 
 def _add_assignment_usage(assignment: dict, reclaimable: int, usage: dict) -> None:
@@ -168,11 +186,26 @@ def _add_assignment_usage(assignment: dict, reclaimable: int, usage: dict) -> No
     count = assignment.get("count")
     for resource, value in as_dict(assignment.get("resourceUsage")).items():
         flavor = flavors.get(resource)
-        quantity, _ = safe_parse(value)
-        if not flavor or quantity is None:
+        amount = _units(resource, value) if flavor else None
+        if amount is None:
             continue
-        amount = to_kueue_units(resource, quantity)
         if reclaimable and isinstance(count, int) and count > 0:
             amount = amount * max(0, count - reclaimable) // count
         fr = (str(flavor), str(resource))
         usage[fr] = usage.get(fr, 0) + amount
+
+
+def _units(resource, value) -> int | None:
+    """Kueue units of a recorded usage value; None when unreadable."""
+    try:
+        return _units_of_hashable(resource, value)
+    except TypeError:       # unhashable junk: parse it uncached
+        quantity, _ = safe_parse(value)
+        return None if quantity is None else to_kueue_units(resource, quantity)
+
+
+@lru_cache(maxsize=65536, typed=True)
+def _units_of_hashable(resource, value) -> int | None:
+    # The same few quantities recur across tens of thousands of admitted workloads.
+    quantity, _ = safe_parse(value)
+    return None if quantity is None else to_kueue_units(resource, quantity)
