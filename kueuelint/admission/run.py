@@ -36,7 +36,7 @@ def simulate(inventory, incoming: list, max_cycles: int | None = None) -> Result
     priorities = Priorities(inventory)
     incoming_ids = {id(obj) for obj in incoming}
     pending: list[Pending] = []
-    holders = {}
+    holders, held_now = {}, []
     for obj in inventory.of_kind(WORKLOAD_KEY):
         if id(obj) in incoming_ids:
             continue
@@ -45,9 +45,10 @@ def simulate(inventory, incoming: list, max_cycles: int | None = None) -> Result
             held = admitted_from_workload(obj, priorities, known)
             if held is not None:
                 holders[held.key] = obj
-                state.add(held)
+                held_now.append(held)
         elif is_pending(obj, known):
             pending += _pending_of(obj, inventory, priorities, len(pending))
+    state.add_all(held_now)
     first_incoming = len(pending)
     for obj in incoming:
         pending += _pending_of(obj, inventory, priorities, len(pending))

@@ -51,6 +51,36 @@ class State:
             self.tree.add_usage(node.name, workload.usage, sign)
             self.memo.changed(node.root(), workload.usage)
 
+    def add_all(self, workloads: list[Admitted]) -> None:
+        """``add`` for each of the snapshot's holders, with usage charged once per queue and
+        each ranked list sorted once: the end state is the same, tens of thousands of tree
+        walks and insertions cheaper."""
+        totals: dict[str, dict[FR, int]] = {}
+        unsorted: dict[int, list] = {}
+        for workload in workloads:
+            queue = workload.cluster_queue
+            if workload.key in self.admitted_by_cq.get(queue, {}):
+                _sort_all(unsorted)     # replacing a holder finds the old entry by bisection
+                self.add(workload)
+                continue
+            self.admitted_by_cq.setdefault(queue, {})[workload.key] = workload
+            entry = (workload.preemption_rank(), next(self._counter), workload)
+            total = totals.setdefault(queue, {})
+            for fr, amount in workload.usage.items():
+                total[fr] = total.get(fr, 0) + amount
+                if amount > 0:
+                    self._by_resource.setdefault(queue, {}).setdefault(fr, {})[workload.key] = entry
+                    ranked = self._ranked.setdefault(queue, {}).setdefault(fr, [])
+                    ranked.append(entry)
+                    unsorted[id(ranked)] = ranked
+            self._count_priority(workload, 1)
+        _sort_all(unsorted)
+        for queue, usage in totals.items():
+            node = self.tree.queues.get(queue)
+            if node is not None:
+                self.tree.add_usage(queue, usage)
+                self.memo.changed(node.root(), usage)
+
     def remove(self, workload: Admitted) -> None:
         queue = workload.cluster_queue
         held = self.admitted_by_cq.get(queue, {})
@@ -115,3 +145,9 @@ class State:
 
     def holders(self, queue: str) -> list[Admitted]:
         return list(self.admitted_by_cq.get(queue, {}).values())
+
+
+def _sort_all(lists: dict[int, list]) -> None:
+    for ranked in lists.values():
+        ranked.sort()
+    lists.clear()

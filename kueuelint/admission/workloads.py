@@ -34,10 +34,16 @@ def condition(obj, kind: str) -> dict | None:
     return conditions(obj).get(kind)
 
 
+def _status(obj) -> dict:
+    data = obj.data
+    status = data.get("status") if isinstance(data, dict) else None
+    return status if isinstance(status, dict) else {}
+
+
 def conditions(obj) -> dict[str, dict]:
     """The first condition of each type, read in one pass over ``status.conditions``."""
     found: dict[str, dict] = {}
-    for cond in as_list(obj.get("status", "conditions")):
+    for cond in as_list(_status(obj).get("conditions")):
         if isinstance(cond, dict):
             kind = cond.get("type")
             if isinstance(kind, str) and kind not in found:
@@ -151,7 +157,7 @@ def holds_quota(obj, known: dict[str, dict] | None = None) -> bool:
     known = conditions(obj) if known is None else known
     if obj.spec.get("active") is False or is_true(obj, "Finished", known):
         return False
-    admission = obj.get("status", "admission")
+    admission = _status(obj).get("admission")
     return isinstance(admission, dict) and (is_true(obj, "QuotaReserved", known) or "QuotaReserved" not in known)
 
 
@@ -163,11 +169,12 @@ def is_pending(obj, known: dict[str, dict] | None = None) -> bool:
 
 
 def admitted_from_workload(obj, priorities: Priorities, known: dict[str, dict] | None = None) -> Admitted | None:
-    admission = obj.get("status", "admission")
+    status = _status(obj)
+    admission = status.get("admission")
     cq = admission.get("clusterQueue") if isinstance(admission, dict) else None
     if not isinstance(cq, str):
         return None
-    reclaimable = {str(r.get("name")): _int(r.get("count")) for r in as_list(obj.get("status", "reclaimablePods"))
+    reclaimable = {str(r.get("name")): _int(r.get("count")) for r in as_list(status.get("reclaimablePods"))
                    if isinstance(r, dict)}
     usage: dict = {}
     for assignment in as_list(admission.get("podSetAssignments")):
