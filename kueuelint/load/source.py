@@ -71,18 +71,12 @@ class SourceFile:
 def _compose_roots(text: str) -> list:
     """Every document's root node up to the first syntax error (the documents that loaded)."""
     roots: list = []
-    loader = _LOADER(text)
     try:
-        while loader.check_node():
-            roots.append(loader.get_node())
+        for root in yamlnodes.compose_documents(text):
+            roots.append(root)
     except yaml.YAMLError:
         pass
-    finally:
-        loader.dispose()
     return roots
-
-
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class _Recompose:

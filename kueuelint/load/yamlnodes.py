@@ -26,6 +26,7 @@ _SAFE_SCALAR_TAGS = {
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
 _MAP_TAG = "tag:yaml.org,2002:map"
+_MAPPING_TAGS = {_MAP_TAG, "tag:yaml.org,2002:omap", "tag:yaml.org,2002:set"}
 
 
 @dataclass
@@ -59,6 +60,12 @@ class _ScalarReader(SafeConstructor):
 
 _reader = _ScalarReader()
 MAX_NUMBER_CHARS = 1000   # far past 64 bits, well inside Python's 4300-digit conversion limit
+
+
+def _plain_text(node: ScalarNode) -> bool:
+    """A string with nothing to report: most keys and values of a manifest.  Only y/n, read
+    as booleans by Go's YAML 1.1 reader, are a surprise among plain strings."""
+    return node.tag == STR_TAG and (bool(node.style) or node.value not in _GO_ONLY_BOOLS)
 
 
 def _scalar_value(node: ScalarNode):
@@ -155,6 +162,9 @@ class NodeBuilder:
 
     def _build(self, node: Node, depth: int, is_key: bool = False, octal_ok: bool = False):
         if isinstance(node, ScalarNode):
+            if _plain_text(node):
+                self._count(node)
+                return node.value
             return self._build_scalar(node, is_key, octal_ok)
         if depth > self.max_depth:
             raise DepthLimitExceeded(node, self.max_depth)
@@ -198,27 +208,41 @@ class NodeBuilder:
             return node.value
 
     def _build_mapping(self, node: MappingNode, depth: int) -> dict:
-        self._check_tag(node, {_MAP_TAG, "tag:yaml.org,2002:omap", "tag:yaml.org,2002:set"})
+        self._check_tag(node, _MAPPING_TAGS)
         result: dict = {}
         merged: dict = {}
+        # The hot loop of the loader: plain strings, most keys and values, are taken as they are
+        # here rather than through _build.
         for key_node, value_node in node.value:
-            if key_node.tag == _MERGE_TAG:
+            if isinstance(key_node, ScalarNode) and _plain_text(key_node):
+                self._count(key_node)
+                key = key_node.value
+            elif key_node.tag == _MERGE_TAG:
                 merged.update(self._merge_source(value_node, depth))
                 continue
-            key = self._build(key_node, depth + 1, is_key=True)
-            if not isinstance(key, str):
-                self._problem(key_node, "non-string-key",
-                              f"mapping key {key!r} is not a string; the API server rejects it")
-                key = str(key) if not isinstance(key, (dict, list)) else repr(key)
+            else:
+                key = self._key(key_node, depth)
             if key in result:
                 self._problem(key_node, "duplicate-key",
                               f"duplicate key {key!r}; the API server rejects duplicate fields")
-            # permission bits (defaultMode: 0644) are the one place octal is what people mean
-            result[key] = self._build(value_node, depth + 1, octal_ok=key.endswith(("mode", "Mode")))
+            if isinstance(value_node, ScalarNode) and _plain_text(value_node):
+                self._count(value_node)
+                result[key] = value_node.value
+            else:
+                # permission bits (defaultMode: 0644) are the one place octal is what people mean
+                result[key] = self._build(value_node, depth + 1, octal_ok=key.endswith(("mode", "Mode")))
         if merged:
             for key, value in merged.items():
                 result.setdefault(key, value)
         return result
+
+    def _key(self, key_node: Node, depth: int) -> str:
+        key = self._build(key_node, depth + 1, is_key=True)
+        if not isinstance(key, str):
+            self._problem(key_node, "non-string-key",
+                          f"mapping key {key!r} is not a string; the API server rejects it")
+            key = str(key) if not isinstance(key, (dict, list)) else repr(key)
+        return key
 
     def _merge_source(self, node: Node, depth: int) -> dict:
         value = self._build(node, depth + 1)
@@ -250,10 +274,40 @@ class NodeBuilder:
         self.problems.append(NodeProblem(kind, message, mark.line + 1, mark.column + 1))
 
 
+class _Composer(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+    """PyYAML's safe loader (libyaml's when present) with the tag resolution it asks Python for
+    at every node made cheap: manifests repeat the same keys and values thousands of times, so
+    the implicit tag of a plain scalar is looked up once per text.  The safe loader has no path
+    resolvers, so a node's tag depends on its kind and text alone."""
+
+    _COLLECTION_TAGS = {SequenceNode: _SEQ_TAG, MappingNode: _MAP_TAG}
+
+    def resolve(self, kind, value, implicit):
+        if kind is not ScalarNode:
+            return self._COLLECTION_TAGS[kind]
+        if not implicit[0]:
+            return STR_TAG   # quoted, or a block scalar
+        tag = _PLAIN_TAGS.get(value)
+        if tag is None:
+            tag = super().resolve(kind, value, implicit)
+            if len(_PLAIN_TAGS) < MAX_REMEMBERED_TAGS:
+                _PLAIN_TAGS[value] = tag
+        return tag
+
+    def descend_resolver(self, current_node, current_index):
+        pass   # no path resolvers
+
+    def ascend_resolver(self):
+        pass
+
+
+_PLAIN_TAGS: dict[str, str] = {}
+MAX_REMEMBERED_TAGS = 100_000
+
+
 def compose_documents(stream: str):
     """Yield the root node of every document, using libyaml when it is present."""
-    loader_cls = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    loader = loader_cls(stream)
+    loader = _Composer(stream)
     try:
         while loader.check_node():
             yield loader.get_node()
