@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from kueuelint.admission.build import build_state
@@ -31,6 +33,25 @@ class Result:
 
 def simulate(inventory, incoming: list, max_cycles: int | None = None) -> Result:
     """Simulate Kueue's scheduler on ``inventory``; ``incoming`` are the objects to admit."""
+    with _collector_paused():
+        return _simulate(inventory, incoming, max_cycles)
+
+
+@contextmanager
+def _collector_paused():
+    """The simulation builds hundreds of thousands of small records that live until it ends
+    and form hardly any reference cycles (a few hundred objects per run); the cyclic
+    collector's repeated scans of them cost a quarter of the run, so it waits until the end."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _simulate(inventory, incoming: list, max_cycles: int | None) -> Result:
     state, warnings = build_state(inventory, *_config_flags(inventory))
     _fair_strategies(state, inventory)
     priorities = Priorities(inventory)
