@@ -15,17 +15,16 @@ from kueuelint.accounting.quota import FR
 
 class UsageMemo:
     def __init__(self) -> None:
-        self._versions: dict[tuple[int, FR], int] = {}
+        self._versions: dict[int, dict[FR, int]] = {}     # id(root) -> flavor/resource -> version
         self._any_change = 0
-        self._answers: dict[tuple, tuple[tuple, object]] = {}
+        self._answers: dict[tuple, tuple[object, object]] = {}
 
     def changed(self, root: object, frs) -> None:
         """Usage of ``frs`` changed somewhere below ``root``."""
         self._any_change += 1
-        versions = self._versions
+        versions = self._versions.setdefault(id(root), {})
         for fr in frs:
-            key = (id(root), fr)
-            versions[key] = versions.get(key, 0) + 1
+            versions[fr] = versions.get(fr, 0) + 1
 
     def get(self, key: tuple, root: object, frs) -> object | None:
         found = self._answers.get(key)
@@ -36,9 +35,13 @@ class UsageMemo:
     def put(self, key: tuple, root: object, frs, answer: object) -> None:
         self._answers[key] = (self._stamp(root, frs), answer)
 
-    def _stamp(self, root: object, frs) -> tuple:
+    def _stamp(self, root: object, frs) -> object:
         """Versions of ``frs`` below ``root``; ``frs`` None for answers that read everything."""
         if frs is None:
-            return (self._any_change,)
-        versions = self._versions
-        return tuple(versions.get((id(root), fr), 0) for fr in frs)
+            return self._any_change
+        versions = self._versions.get(id(root))
+        if versions is None:
+            return 0
+        if len(frs) == 1:
+            return versions.get(frs[0], 0)
+        return tuple([versions.get(fr, 0) for fr in frs])
