@@ -33,6 +33,9 @@ class WorkloadQueue:
         self.strategy = strategy
         self._heap: list[tuple[tuple, Pending]] = []
         self.queued: dict[str, Pending] = {}
+        # The queued workloads again, by scheduling shape: equivalence hashing looks them up
+        # at every failed head, and scanning the whole queue each time was quadratic.
+        self._by_shape: dict[tuple, dict[str, Pending]] = {}
         self.inadmissible: dict[str, Pending] = {}
         self.sticky: Pending | None = None
 
@@ -41,10 +44,19 @@ class WorkloadQueue:
 
     def push(self, workload: Pending) -> None:
         self.inadmissible.pop(workload.key, None)
-        if self.queued.get(workload.key) is workload:
+        replaced = self.queued.get(workload.key)
+        if replaced is workload:
             return
+        if replaced is not None:
+            self._unshape(replaced)
         self.queued[workload.key] = workload
+        self._by_shape.setdefault(shape_of(workload), {})[workload.key] = workload
         heapq.heappush(self._heap, (workload.order_key(), workload))
+
+    def _unshape(self, workload: Pending) -> None:
+        same = self._by_shape.get(shape_of(workload))
+        if same is not None and same.get(workload.key) is workload:
+            del same[workload.key]
 
     def pop(self) -> Pending | None:
         if self.sticky is not None:
@@ -54,6 +66,7 @@ class WorkloadQueue:
             _, workload = heapq.heappop(self._heap)
             if self.queued.get(workload.key) is workload:
                 del self.queued[workload.key]
+                self._unshape(workload)
                 return workload
         return None
 
@@ -66,8 +79,9 @@ class WorkloadQueue:
         return [] if namespace_mismatch else self._bypass_equivalent(workload)
 
     def _bypass_equivalent(self, workload: Pending) -> list[Pending]:
-        shape = shape_of(workload)
-        same = [w for w in self.queued.values() if shape_of(w) == shape]
+        bucket = self._by_shape.get(shape_of(workload), {})
+        same = list(bucket.values())
+        bucket.clear()
         for other in same:
             del self.queued[other.key]
             self.inadmissible[other.key] = other
