@@ -41,6 +41,9 @@ class RuleContext:
 
     def workloads(self, obj: KObject):
         """Derived workloads (pod sets and per-pod requests) of ``obj``, computed once."""
+        cached = obj.cache.get("workloads")   # where kueuelint.derive keeps them
+        if cached is not None:
+            return cached   # a dozen rules ask per object: skip the import statement below
         from kueuelint.derive import workloads_of  # heavy-ish; most objects never need it
 
         return workloads_of(obj, self.inventory)

@@ -44,6 +44,7 @@ class Checker:
         self._cel_rules: dict[str, object] = {}
         self._engine = None
         self._by_kind: dict[str, list[RuleDef]] = {}
+        self._rule_ctxs: dict[str, tuple[RuleContext, RuleContext]] = {}
         self.stats: dict[str, int] = {}
         # A bug in kueuelint itself (not in a rule, not in the input): the run goes on with the
         # other files so their findings are still written, and the exit status says "report this".
@@ -140,9 +141,12 @@ class Checker:
                 self._report_rule_error(state, rule, obj, exc)
                 continue
             results.append((rule, violations))
-        replaced = {(code, tuple(path)) for _, violations in results for v in violations
+        found = [(rule, violations) for rule, violations in results if violations]
+        if not found:
+            return
+        replaced = {(code, tuple(path)) for _, violations in found for v in violations
                     for code, path in getattr(v, "replaces", ())}
-        for rule, violations in results:
+        for rule, violations in found:
             for violation in violations:
                 if replaced and violation.obj is None and \
                         (rule.meta.code, tuple(violation.path)) in replaced:
@@ -159,10 +163,14 @@ class Checker:
         return found
 
     def _rule_ctx(self, ctx: RuleContext, rule: RuleDef) -> RuleContext:
+        """The context with the rule's options; made once per rule and context, not per object."""
+        known = self._rule_ctxs.get(rule.meta.code)
+        if known is not None and known[0] is ctx:
+            return known[1]
         options = {**rule.options, **self.config.rule_options.get(rule.meta.code, {})}
-        if not options:
-            return ctx
-        return dataclasses.replace(ctx, options=options)
+        rule_ctx = dataclasses.replace(ctx, options=options) if options else ctx
+        self._rule_ctxs[rule.meta.code] = (ctx, rule_ctx)
+        return rule_ctx
 
     # --- CEL ----------------------------------------------------------------------------
 

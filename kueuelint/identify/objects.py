@@ -30,14 +30,14 @@ class KObject:
     namespace: str | None          # effective namespace (None for cluster-scoped kinds)
     info: KindInfo | None
     cache: dict[str, Any] = field(default_factory=dict, repr=False)
+    key: str = field(init=False)   # ``group/Kind``: every rule dispatch and lookup asks for it
+
+    def __post_init__(self) -> None:
+        self.key = kind_key(self.group, self.kind)
 
     @property
     def data(self) -> Any:
         return self.doc.data
-
-    @property
-    def key(self) -> str:
-        return kind_key(self.group, self.kind)
 
     @property
     def is_context(self) -> bool:
