@@ -47,6 +47,10 @@ class Attempt:
     resource_modes: dict[str, int] = field(default_factory=dict)
     deferred: list[tuple[str, FR, int]] = field(default_factory=list)   # oracle still to run
 
+    def copy(self) -> Attempt:
+        return Attempt(self.flavor, self.mode, self.borrow, list(self.reasons), self.kind,
+                       dict(self.resource_modes), list(self.deferred))
+
 
 @dataclass
 class PodSetResult:
@@ -109,6 +113,8 @@ class FlavorAssigner:
         self.cq = cq
         self.workload = workload
         self.oracle = oracle
+        node = state.tree.queues.get(cq.name)
+        self._root = node.root() if node is not None else None   # whose usage the memo tracks
 
     def assign(self, counts: list[int] | None = None) -> Assignment:
         counts = counts or [ps.count for ps in self.workload.pod_sets]
@@ -199,6 +205,21 @@ class FlavorAssigner:
         mismatch = self._mismatch(pod_set, name)
         if mismatch is not None:
             return Attempt(name, NO_FIT, reasons=[mismatch], kind="NoMatchingFlavor")
+        if not self.state.frozen or self._root is None:
+            return self._quota_attempt(name, wanted, assigned)
+        # Memoised while usage of the flavor's resources is unchanged in the cohort tree: heads
+        # of many cycles ask about the same amounts.
+        resources = sorted(wanted)
+        frs = [(name, resource) for resource in resources]
+        amounts = tuple((r, wanted[r], assigned.get(fr, 0)) for r, fr in zip(resources, frs))
+        key = ("attempt", self.cq.name, name, amounts, self.oracle is None)
+        found = self.state.memo.get(key, self._root, frs)
+        if found is None:
+            found = self._quota_attempt(name, wanted, assigned)
+            self.state.memo.put(key, self._root, frs, found)
+        return found.copy()     # the caller completes it with the oracle's answers
+
+    def _quota_attempt(self, name: str, wanted: dict, assigned: dict) -> Attempt:
         attempt = Attempt(name, FIT)
         kinds = []
         for resource in sorted(wanted):
@@ -225,21 +246,6 @@ class FlavorAssigner:
         return known[1]
 
     def _fits_quota(self, fr: FR, previous: int, request: int):
-        """The quota check of one resource; memoised while usage is frozen, until the usage of
-        ``fr`` changes in the queue's cohort tree."""
-        state = self.state
-        node = state.tree.queues.get(self.cq.name)
-        if not state.frozen or node is None:
-            return self._check_quota(fr, previous, request)
-        root = node.root()
-        key = ("quota", self.cq.name, fr, previous, request, self.oracle is None)
-        found = state.memo.get(key, root, (fr,))
-        if found is None:
-            found = self._check_quota(fr, previous, request)
-            state.memo.put(key, root, (fr,), found)
-        return found
-
-    def _check_quota(self, fr: FR, previous: int, request: int):
         tree, queue = self.state.tree, self.cq.name
         value = previous + request
         flavor, resource = fr
