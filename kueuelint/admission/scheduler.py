@@ -69,6 +69,8 @@ class Simulator:
         self.requeue_lookup = lambda held: None
         self.requeues: dict[str, int] = {}
         self.warnings: list[str] = []
+        # queue -> id of its cohort tree's root: who wakes up when quota is released.
+        self._root_ids = {name: id(node.root()) for name, node in state.tree.queues.items()}
 
     # --- driving ------------------------------------------------------------------------------
 
@@ -271,9 +273,8 @@ class Simulator:
             victim = target.workload
             self.state.remove(victim)
             self.preempted.append(target)
-            node = self.state.tree.queues.get(victim.cluster_queue)
-            if node is not None:
-                roots.add(id(node.root()))
+            if victim.cluster_queue in self._root_ids:
+                roots.add(self._root_ids[victim.cluster_queue])
             again = victim.pending or self.requeue_lookup(victim)
             if again is not None and self._may_requeue(victim.key) and victim.cluster_queue in self.queues:
                 text = REASON_TEXT.get(target.reason, target.reason)
@@ -293,8 +294,7 @@ class Simulator:
 
     def _wake(self, roots: set[int]) -> None:
         for name, queue in self.queues.items():
-            node = self.state.tree.queues.get(name)
-            if node is not None and id(node.root()) in roots:
+            if self._root_ids.get(name) in roots:
                 queue.wake_inadmissible()
 
 
