@@ -179,30 +179,50 @@ _SMALL = 8
 
 
 def _reachable(state, cq, preemptor, queue, frs, fits) -> list[_Candidate]:
-    """The candidates of one other queue that the removal loop can reach.
+    lower_only = cq.preemption.reclaim == "LowerPriority"
+    bound = preemptor.priority if lower_only else None
+    return [_Candidate(wl, _kind(cq, preemptor, wl, fits))
+            for wl in _reachable_holders(state, queue, frs, bound)]
 
-    The loop skips a queue's candidates once the queue no longer borrows on any contested
+
+def _reachable_holders(state: State, queue: str, frs: set[FR], bound: int | None) -> list[Admitted]:
+    """The holders of one other queue that the removal loop can reach (below ``bound`` when
+    only lower priorities may go); memoised while usage is frozen, as every head of the
+    cohort asks about the same borrowing queues."""
+    if not state.frozen:
+        return _walk_reachable(state, queue, frs, bound)
+    node = state.tree.queues[queue]
+    ordered = sorted(frs)
+    key = ("reachable", queue, tuple(ordered), bound)
+    found = state.memo.get(key, node.root(), ordered)
+    if found is None:
+        found = _walk_reachable(state, queue, frs, bound)
+        state.memo.put(key, node.root(), ordered, found)
+    return found
+
+
+def _walk_reachable(state: State, queue: str, frs: set[FR], bound: int | None) -> list[Admitted]:
+    """The loop skips a queue's candidates once the queue no longer borrows on any contested
     resource, and within one queue the global candidate order is the local one. So only the
     leading candidates whose usage covers what the queue borrows can ever be evicted; the
     holders are read in that order, and the walk stops as soon as the rest cannot matter.
     """
     node = state.tree.queues[queue]
     borrowed = {fr: node.usage.get(fr, 0) - node.subtree.get(fr, 0) for fr in frs}
-    lower_only = cq.preemption.reclaim == "LowerPriority"
-    found: list[_Candidate] = []
+    found: list[Admitted] = []
     reach = None
     for wl in state.holders_in_order(queue, frs):
-        if lower_only and wl.priority >= preemptor.priority:
+        if bound is not None and wl.priority >= bound:
             if not wl.evicted:
                 break       # holders come by priority once past the evicted ones
             continue
-        found.append(_Candidate(wl, _kind(cq, preemptor, wl, fits)))
+        found.append(wl)
         if reach is None:
             for fr in frs:
                 borrowed[fr] -= wl.usage.get(fr, 0)
             if all(v <= 0 for v in borrowed.values()):
                 reach = len(found)
-        if reach is not None and (len(found) >= _SMALL or not found[0].workload.evicted):
+        if reach is not None and (len(found) >= _SMALL or not found[0].evicted):
             return found[:reach]
     return found
 
@@ -254,8 +274,9 @@ def _contested(candidate: _Candidate, requests) -> dict[FR, int]:
 def _minimal_set(state, cq, requests, candidates, allow_borrowing) -> list[_Candidate]:
     removed: list[_Candidate] = []
     fitted = False
+    ancestors = {id(n) for n in state.tree.queues[cq.name].path_to_root()}
     for candidate in candidates:
-        if candidate.workload.cluster_queue != cq.name and not _still_borrowing(state, cq, candidate, requests):
+        if candidate.workload.cluster_queue != cq.name and not _still_borrowing(state, ancestors, candidate, requests):
             continue
         state.charge(candidate.workload.cluster_queue, _contested(candidate, requests), -1)
         removed.append(candidate)
@@ -347,13 +368,11 @@ def _fits(state: State, cq: ClusterQueue, requests: dict[FR, int], allow_borrowi
     return True
 
 
-def _still_borrowing(state: State, cq: ClusterQueue, candidate: _Candidate, requests) -> bool:
+def _still_borrowing(state: State, ancestors: set[int], candidate: _Candidate, requests) -> bool:
     """A cross-queue candidate is only worth evicting while its queue, and its cohorts below the
-    common ancestor with the preemptor, still use more than their own quota."""
-    tree = state.tree
-    own = tree.queues[cq.name]
-    ancestors = {id(n) for n in own.path_to_root()}
-    node: QuotaNode | None = tree.queues[candidate.workload.cluster_queue]
+    common ancestor with the preemptor (``ancestors``: ids of the preemptor's cohorts), still
+    use more than their own quota."""
+    node: QuotaNode | None = state.tree.queues[candidate.workload.cluster_queue]
     while node is not None and id(node) not in ancestors:
         if not any(node.is_borrowing(fr) for fr in requests):
             return False
