@@ -53,6 +53,40 @@ RuleFunc = Callable[[KObject, RuleContext], Iterable[Violation]]
 PYTHON_RULES: dict[str, RuleFunc] = {}
 
 
+@dataclass(frozen=True)
+class RunTable:
+    """A table some rules build from every object of the run and keep in ``inventory.cache``.
+
+    In a parallel run (-j) each worker builds ``part`` from the objects it loaded itself, and
+    the merged parts go into every worker's cache: no worker derives every object of the run
+    again.  A serial run builds it from all objects the first time a rule asks.
+    """
+
+    key: str                      # the inventory.cache key the rules read
+    codes: tuple[str, ...]        # the rules that read it: built only when one of them runs
+    part: Callable[[list[KObject], RuleContext], Any]
+    merge: Callable[[list[Any]], Any]
+
+    def of(self, ctx: RuleContext) -> Any:
+        cache = ctx.inventory.cache
+        if self.key not in cache:
+            cache[self.key] = self.part(ctx.inventory.objects, ctx)
+        return cache[self.key]
+
+
+RUN_TABLES: dict[str, RunTable] = {}
+
+
+def run_table(key: str, codes: tuple[str, ...], merge: Callable[[list[Any]], Any]):
+    """Register ``part(objects, ctx)`` as the builder of the run table ``key``."""
+
+    def register(part: Callable[[list[KObject], RuleContext], Any]) -> RunTable:
+        table = RUN_TABLES[key] = RunTable(key, codes, part, merge)
+        return table
+
+    return register
+
+
 def rule(code: str) -> Callable[[RuleFunc], RuleFunc]:
     """Register ``func`` as the implementation of the rule ``code`` described in ``rules/``."""
 

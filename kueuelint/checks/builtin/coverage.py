@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kueuelint.accounting.quantity import format_quantity
-from kueuelint.checks.api import RuleContext, Violation, rule
+from kueuelint.checks.api import RuleContext, Violation, rule, run_table
 from kueuelint.identify.objects import KObject
 
 # Kueue >= 0.16 ignores a zero request for a resource nobody covers (kueue#8079).
@@ -194,7 +194,9 @@ def _covered_text(cluster_queue: KObject) -> str:
 
 @rule("KQ311")
 def cluster_queue_misses_requests(obj: KObject, ctx: RuleContext):
-    wanted = _uncovered_by_queue(ctx).get(id(obj), {})
+    if ctx.inventory.kueue("ClusterQueue", obj.name) is not obj:
+        return   # a second definition of the name: workloads are queued to the first one
+    wanted = uncovered_by_queue.of(ctx).get(obj.name, {})
     path = ("spec", "resourceGroups") if "resourceGroups" in obj.spec else ("spec",)
     for resource, users in sorted(wanted.items()):
         names = sorted(users)
@@ -203,19 +205,26 @@ def cluster_queue_misses_requests(obj: KObject, ctx: RuleContext):
                                          "workloads": shown, "covered": _covered_text(obj)})
 
 
-def _uncovered_by_queue(ctx: RuleContext) -> dict[int, dict[str, set[str]]]:
-    """ClusterQueue (by identity) -> resource -> objects in the run that request it uncovered."""
-    cache = ctx.inventory.cache
-    if "kueuelint.uncovered-by-cq" not in cache:
-        table: dict[int, dict[str, set[str]]] = {}
-        for other in ctx.inventory.objects:
-            if other.info is None or other.info.role != "workload":
-                continue
-            for item in uncovered_requests(other, ctx):
-                users = table.setdefault(id(item.target.cluster_queue), {})
-                users.setdefault(item.resource, set()).add(other.display())
-        cache["kueuelint.uncovered-by-cq"] = table
-    return cache["kueuelint.uncovered-by-cq"]
+def _merge_users(parts: list[dict[str, dict[str, set[str]]]]) -> dict[str, dict[str, set[str]]]:
+    merged: dict[str, dict[str, set[str]]] = {}
+    for part in parts:
+        for queue, wanted in part.items():
+            for resource, users in wanted.items():
+                merged.setdefault(queue, {}).setdefault(resource, set()).update(users)
+    return merged
+
+
+@run_table("kueuelint.uncovered-by-cq", codes=("KQ311",), merge=_merge_users)
+def uncovered_by_queue(objects: list[KObject], ctx: RuleContext) -> dict[str, dict[str, set[str]]]:
+    """ClusterQueue name -> resource -> the objects among ``objects`` that request it uncovered."""
+    table: dict[str, dict[str, set[str]]] = {}
+    for other in objects:
+        if other.info is None or other.info.role != "workload":
+            continue
+        for item in uncovered_requests(other, ctx):
+            users = table.setdefault(item.target.cluster_queue.name, {})
+            users.setdefault(item.resource, set()).add(other.display())
+    return table
 
 
 # --- KQ312: KServe and ephemeral-storage ---------------------------------------------------------
