@@ -60,3 +60,25 @@ def test_shards_are_balanced_and_deterministic():
     loads = [sum(sizes[i] for i in s) for s in shards]
     assert max(loads) - min(loads) <= 3
     assert sorted(i for s in shards for i in s) == list(range(6))
+
+
+def test_run_tables_are_merged_from_every_worker(tmp_path, monkeypatch):
+    # KQ311 reports on the ClusterQueue what workloads in other shards request
+    monkeypatch.setattr(parallel, "MIN_FILES_PER_WORKER", 1)
+    (tmp_path / "queues.yaml").write_text(
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata:\n  name: cq\nspec:\n"
+        "  namespaceSelector: {}\n  resourceGroups:\n  - coveredResources: [cpu]\n    flavors:\n"
+        "    - name: f\n      resources:\n      - name: cpu\n        nominalQuota: 10\n---\n"
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\nmetadata:\n  name: q\n  namespace: ns\n"
+        "spec:\n  clusterQueue: cq\n")
+    for n in range(5):
+        (tmp_path / f"job-{n}.yaml").write_text(
+            f"apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j{n}\n  namespace: ns\n  labels:\n"
+            "    kueue.x-k8s.io/queue-name: q\nspec:\n  template:\n    spec:\n      containers:\n"
+            f"      - name: c\n        resources:\n          requests: {{cpu: 1, example.com/res{n % 2}: 1}}\n")
+    config = Config()
+    rules = pipeline.load_rules(config)
+    serial = pipeline.run_check([str(tmp_path)], config, rules, jobs=1)
+    spread = pipeline.run_check([str(tmp_path)], config, rules, jobs=3)
+    assert findings_of(serial) == findings_of(spread)
+    assert [f.code for f in spread.findings].count("KQ311") == 2

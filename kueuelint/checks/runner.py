@@ -78,12 +78,15 @@ class Checker:
     def identify_files(self, files: list[LoadedFile]) -> list[FileState]:
         return [self._identify(f) for f in files]
 
+    def rule_context(self, inventory: Inventory) -> RuleContext:
+        config = self.config
+        return RuleContext(inventory, config.kueue_version,
+                           crds=tuple(resolve_paths(config, config.crds)),
+                           cel_engine=None if config.cel_engine == "auto" else config.cel_engine)
+
     def check_states(self, states: list[FileState], inventory: Inventory) -> list[Finding]:
         """Check the given files against an inventory that may hold objects of other files."""
-        config = self.config
-        ctx = RuleContext(inventory, config.kueue_version,
-                          crds=tuple(resolve_paths(config, config.crds)),
-                          cel_engine=None if config.cel_engine == "auto" else config.cel_engine)
+        ctx = self.rule_context(inventory)
         with _loaded_data_frozen():
             for number, state in enumerate(states, start=1):
                 try:
