@@ -299,32 +299,48 @@ def _minimal_set(state, cq, requests, candidates, allow_borrowing) -> list[_Cand
 
 
 def _hopeless(state: State, cq: ClusterQueue, preemptor: Pending, requests: dict[FR, int]) -> bool:
-    """True when even evicting everything the policies allow could not make room. Works on
-    per-priority usage totals, so it costs a few operations per queue, not per workload."""
+    """True when even evicting everything the policies allow could not make room."""
+    frs = sorted(requests)
+    return any(value > _room(state, cq, preemptor.priority, frs, fr) for fr, value in requests.items())
+
+
+def _room(state: State, cq: ClusterQueue, priority: int, frs: list[FR], fr: FR) -> int:
+    """What ``cq`` could have of ``fr`` once everything a preemptor of ``priority`` may evict
+    (contesting ``frs``) is gone. It does not depend on the amount requested, so it is
+    memoised while usage is frozen and shared by every request of that priority."""
+    node = state.tree.queues.get(cq.name)
+    if not state.frozen or node is None:
+        return _room_now(state, cq, priority, frs, fr)
+    key = ("room", cq.name, priority, tuple(frs), fr)
+    found = state.memo.get(key, node.root(), frs)
+    if found is None:
+        found = _room_now(state, cq, priority, frs, fr)
+        state.memo.put(key, node.root(), frs, found)
+    return found
+
+
+def _room_now(state: State, cq: ClusterQueue, priority: int, frs: list[FR], fr: FR) -> int:
+    """Works on per-priority usage totals: a few operations per queue, not per workload."""
     removable: dict[str, int | None] = {}      # queue -> priority bound of what may go
     within = cq.preemption.within
     if within not in ("", "Never"):
-        removable[cq.name] = preemptor.priority
+        removable[cq.name] = priority
     node = state.tree.queues.get(cq.name)
     reclaim = cq.preemption.reclaim
     if node is not None and node.parent is not None and reclaim not in ("", "Never"):
-        bound = None if reclaim == "Any" else preemptor.priority
-        for queue in _borrowing_in_tree(state, node.root(), requests):
+        bound = None if reclaim == "Any" else priority
+        for queue in _borrowing_in_tree(state, node.root(), frs):
             if queue != cq.name:
                 removable[queue] = bound
     inclusive = within == "LowerOrNewerEqualPriority"
-    for fr, value in requests.items():
-        removals = {queue: state.usage_below(queue, fr, bound, inclusive and queue == cq.name)
-                    for queue, bound in removable.items()}
-        if value > available_after(state.tree, cq.name, fr, removals):
-            return True
-    return False
+    removals = {queue: state.usage_below(queue, fr, bound, inclusive and queue == cq.name)
+                for queue, bound in removable.items()}
+    return available_after(state.tree, cq.name, fr, removals)
 
 
-def _borrowing_in_tree(state: State, root: QuotaNode, requests: dict[FR, int]) -> list[str]:
-    """The queues below ``root`` borrowing on a requested resource; memoised while usage is
+def _borrowing_in_tree(state: State, root: QuotaNode, frs: list[FR]) -> list[str]:
+    """The queues below ``root`` borrowing on one of ``frs`` (sorted); memoised while usage is
     frozen (every head of the cohort asks the same question)."""
-    frs = sorted(requests)
     key = ("borrowing", id(root), tuple(frs))
     found = state.memo.get(key, root, frs) if state.frozen else None
     if found is None:
