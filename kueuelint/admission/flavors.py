@@ -211,8 +211,8 @@ class FlavorAssigner:
         # of many cycles ask about the same amounts.
         resources = sorted(wanted)
         frs = [(name, resource) for resource in resources]
-        amounts = tuple((r, wanted[r], assigned.get(fr, 0)) for r, fr in zip(resources, frs))
-        key = ("attempt", self.cq.name, name, amounts, self.oracle is None)
+        amounts = [(r, wanted[r], assigned.get(fr, 0)) for r, fr in zip(resources, frs)]
+        key = ("attempt", self.cq.name, name, tuple(amounts), self.oracle is None)
         found = self.state.memo.get(key, self._root, frs)
         if found is None:
             found = self._quota_attempt(name, wanted, assigned)

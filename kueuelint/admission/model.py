@@ -64,10 +64,16 @@ class ClusterQueue:
     inactive: str | None = None          # why the queue is inactive (Active=False message)
 
     def group_of(self, resource: str) -> int | None:
-        for index, group in enumerate(self.groups):
-            if resource in group.resources:
-                return index
-        return None
+        # Asked for every resource of every head: index the groups once (a resource belongs to
+        # one group; the first listing wins, as the linear scan did).
+        index = self.__dict__.get("_group_index")
+        if index is None:
+            index = {}
+            for number, group in enumerate(self.groups):
+                for name in group.resources:
+                    index.setdefault(name, number)
+            self.__dict__["_group_index"] = index
+        return index.get(resource)
 
     def covers(self, resource: str) -> bool:
         return self.group_of(resource) is not None
