@@ -212,10 +212,13 @@ class NodeBuilder:
         result: dict = {}
         merged: dict = {}
         # The hot loop of the loader: plain strings, most keys and values, are taken as they are
-        # here rather than through _build.
+        # here (the test of _plain_text, written out) rather than through _build.
         for key_node, value_node in node.value:
-            if isinstance(key_node, ScalarNode) and _plain_text(key_node):
-                self._count(key_node)
+            if key_node.tag == STR_TAG and isinstance(key_node, ScalarNode) and \
+                    (key_node.style or key_node.value not in _GO_ONLY_BOOLS):
+                self.visited += 1
+                if self.visited > self.max_nodes:
+                    raise AliasLimitExceeded(key_node, self.max_nodes)
                 key = key_node.value
             elif key_node.tag == _MERGE_TAG:
                 merged.update(self._merge_source(value_node, depth))
@@ -225,8 +228,11 @@ class NodeBuilder:
             if key in result:
                 self._problem(key_node, "duplicate-key",
                               f"duplicate key {key!r}; the API server rejects duplicate fields")
-            if isinstance(value_node, ScalarNode) and _plain_text(value_node):
-                self._count(value_node)
+            if value_node.tag == STR_TAG and isinstance(value_node, ScalarNode) and \
+                    (value_node.style or value_node.value not in _GO_ONLY_BOOLS):
+                self.visited += 1
+                if self.visited > self.max_nodes:
+                    raise AliasLimitExceeded(value_node, self.max_nodes)
                 result[key] = value_node.value
             else:
                 # permission bits (defaultMode: 0644) are the one place octal is what people mean
