@@ -179,6 +179,14 @@ def _infeasible(workload, target, ctx: RuleContext) -> list[tuple[tuple, str]]:
 
 
 def _groups(cluster_queue: KObject) -> list[tuple[list[str], list[str]]]:
+    """(covered resources, flavor names) per resource group, read once per ClusterQueue."""
+    known = cluster_queue.cache.get("kueuelint.resource-groups")
+    if known is None:
+        known = cluster_queue.cache["kueuelint.resource-groups"] = _read_groups(cluster_queue)
+    return known
+
+
+def _read_groups(cluster_queue: KObject) -> list[tuple[list[str], list[str]]]:
     groups = []
     for group in coverage.resource_groups(cluster_queue):
         flavors = group.get("flavors") if isinstance(group.get("flavors"), list) else []
@@ -192,13 +200,23 @@ def _need(pod_set, workload, resources, flavors, ctx: RuleContext, target) -> _N
     per_pod = {r: a for r, a in pod_set.requests.items() if a > 0 and r in resources}
     if PODS in resources:
         per_pod[PODS] = 1   # Kueue charges every pod set `pods = count` (§1.6)
-    spec = _placement(pod_set)
-    allowed = [name for name in flavors if _placeable(ctx, name, spec)]
+    allowed = _allowed_flavors(ctx, flavors, pod_set)
     if count <= 0 or not per_pod or not allowed:
         return None   # nothing to place, or no flavor fits its placement (KQ702)
     fallback = workload.queue_name_path or pod_set.template_path
     paths = {r: pod_set.request_paths.get(r, fallback) for r in per_pod}
     return _Need(pod_set, count, per_pod, allowed, paths)
+
+
+def _allowed_flavors(ctx: RuleContext, flavors: list[str], pod_set) -> list[str]:
+    """The flavors Kueue would consider for the pod set; pod sets of the same queue mostly share
+    their placement (often none at all), so each answer is kept for the run."""
+    spec = _placement(pod_set)
+    key = (tuple(flavors), repr((spec.node_selector, spec.affinity_terms, spec.tolerations)))
+    known = ctx.inventory.cache.setdefault("kueuelint.allowed-flavors", {})
+    if key not in known:
+        known[key] = [name for name in flavors if _placeable(ctx, name, spec)]
+    return known[key]
 
 
 def _placement(pod_set):
