@@ -67,15 +67,18 @@ def _find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
     candidates = _same_queue(state, cq, preemptor, frs) + _cohort(state, cq, preemptor, requests)
     if not candidates:
         return []
-    candidates.sort(key=lambda c: _order_key(c, cq))
     if state.fair_sharing:
         from kueuelint.admission.fairsharing import fair_targets
 
+        candidates.sort(key=lambda c: _order_key(c, cq))
         return fair_targets(state, cq, preemptor, requests, candidates, state.fair_strategies)
+    ordered = None      # sorted only once a run may succeed: most searches end before
     for allow_borrowing in _runs(state, cq, candidates, frs):
         allowed = [c for c in candidates if not allow_borrowing or c.kind != WITHOUT_BORROWING]
         if not _fits_without_all(state, cq, requests, allowed, allow_borrowing):
             continue
+        ordered = ordered or sorted(candidates, key=lambda c: _order_key(c, cq))
+        allowed = [c for c in ordered if not allow_borrowing or c.kind != WITHOUT_BORROWING]
         chosen = _minimal_set(state, cq, requests, allowed, allow_borrowing)
         if chosen:
             return [Target(c.workload, _reason(c, allow_borrowing)) for c in chosen]
@@ -352,20 +355,24 @@ def _borrowing_in_tree(state: State, root: QuotaNode, frs: list[FR]) -> list[str
 
 
 def _fits_without_all(state, cq, requests, candidates, allow_borrowing) -> bool:
-    """Cheap upper bound: would the request fit if every candidate were gone? Usage is removed
-    per queue in bulk, so hopeless cases (the common ones) cost a handful of tree updates."""
+    """Cheap upper bound: would the request fit if every candidate were gone? Usage is summed
+    per queue and counted as free without touching the tree, so hopeless cases (the common
+    ones) cost a handful of walks."""
     per_queue: dict[str, dict[FR, int]] = {}
     for candidate in candidates:
         total = per_queue.setdefault(candidate.workload.cluster_queue, {})
         usage = candidate.workload.usage
         for fr in requests:
             total[fr] = total.get(fr, 0) + usage.get(fr, 0)
-    for queue, usage in per_queue.items():
-        state.charge(queue, usage, -1)
-    fits = _fits(state, cq, requests, allow_borrowing)
-    for queue, usage in per_queue.items():
-        state.charge(queue, usage, 1)
-    return fits
+    node = state.tree.queues[cq.name]
+    for fr, value in requests.items():
+        freed = {queue: usage[fr] for queue, usage in per_queue.items()}
+        if value > available_after(state.tree, cq.name, fr, freed):
+            return False
+        own_usage = node.usage.get(fr, 0) - freed.get(cq.name, 0)
+        if not allow_borrowing and node.subtree.get(fr, 0) < own_usage + value:
+            return False
+    return True
 
 
 def _restore(state: State, candidates: list[_Candidate], requests) -> None:
