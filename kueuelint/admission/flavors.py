@@ -194,6 +194,8 @@ class FlavorAssigner:
 
     def _resolve(self, attempt: Attempt) -> None:
         """Run the preemption oracle for the resources that were waiting for it."""
+        if not attempt.deferred:
+            return      # nothing to complete; memoised attempts are shared, so leave it be
         for resource, fr, value in attempt.deferred:
             mode, borrow = self.oracle(self.cq, self.workload, fr, value)
             attempt.resource_modes[resource] = mode
@@ -217,7 +219,8 @@ class FlavorAssigner:
         if found is None:
             found = self._quota_attempt(name, wanted, assigned)
             self.state.memo.put(key, self._root, frs, found)
-        return found.copy()     # the caller completes it with the oracle's answers
+        # Only an attempt waiting for the oracle gets completed (changed) by the caller.
+        return found.copy() if found.deferred else found
 
     def _quota_attempt(self, name: str, wanted: dict, assigned: dict) -> Attempt:
         attempt = Attempt(name, FIT)
