@@ -41,13 +41,16 @@ def simulate(inventory, incoming: list, max_cycles: int | None = None) -> Result
 def _collector_paused():
     """The simulation builds hundreds of thousands of small records that live until it ends
     and form hardly any reference cycles (a few hundred objects per run); the cyclic
-    collector's repeated scans of them cost a quarter of the run, so it waits until the end."""
+    collector's repeated scans of them cost a quarter of the run, so it waits until the end.
+    Then the survivors are frozen (left out of later scans; reference counting still frees
+    them), or the first collection would scan them all at once."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was_enabled:
+            gc.freeze()
             gc.enable()
 
 
