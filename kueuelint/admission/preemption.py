@@ -64,25 +64,39 @@ def _find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
     frs = set(requests)
     if _hopeless(state, cq, preemptor, requests):
         return []
-    candidates = _same_queue(state, cq, preemptor, frs) + _cohort(state, cq, preemptor, requests)
-    if not candidates:
+    same = _same_queue(state, cq, preemptor, frs)
+    others = _other_queues(state, cq, preemptor, requests)
+    if not same and not any(holders for _, holders in others):
         return []
     if state.fair_sharing:
         from kueuelint.admission.fairsharing import fair_targets
 
-        candidates.sort(key=lambda c: _order_key(c, cq))
+        candidates = sorted(same + _candidates(cq, preemptor, others), key=lambda c: _order_key(c, cq))
         return fair_targets(state, cq, preemptor, requests, candidates, state.fair_strategies)
-    ordered = None      # sorted only once a run may succeed: most searches end before
-    for allow_borrowing in _runs(state, cq, candidates, frs):
-        allowed = [c for c in candidates if not allow_borrowing or c.kind != WITHOUT_BORROWING]
+    # Candidates are made and sorted only once a run may succeed: most searches end before.
+    ordered = None
+    for allow_borrowing in _runs(state, cq, others, frs):
+        allowed = [c.workload for c in same] + _allowed_holders(cq, preemptor, others, allow_borrowing)
         if not _fits_without_all(state, cq, requests, allowed, allow_borrowing):
             continue
-        ordered = ordered or sorted(candidates, key=lambda c: _order_key(c, cq))
+        if ordered is None:
+            ordered = sorted(same + _candidates(cq, preemptor, others), key=lambda c: _order_key(c, cq))
         allowed = [c for c in ordered if not allow_borrowing or c.kind != WITHOUT_BORROWING]
         chosen = _minimal_set(state, cq, requests, allowed, allow_borrowing)
         if chosen:
             return [Target(c.workload, _reason(c, allow_borrowing)) for c in chosen]
     return []
+
+
+def _candidates(cq: ClusterQueue, preemptor: Pending, others) -> list[_Candidate]:
+    return [_Candidate(wl, _kind(cq, preemptor, wl, fits)) for fits, holders in others for wl in holders]
+
+
+def _allowed_holders(cq: ClusterQueue, preemptor: Pending, others, allow_borrowing: bool) -> list[Admitted]:
+    """The other queues' holders a run may evict: all of them, or in the "borrowing allowed"
+    run those that are not ReclaimWithoutBorrowing candidates."""
+    return [wl for fits, holders in others for wl in holders
+            if not allow_borrowing or fits or _may_borrow_over(cq, preemptor, wl)]
 
 
 def oracle(state: State):
@@ -155,13 +169,16 @@ def _same_queue(state: State, cq: ClusterQueue, preemptor: Pending, frs: set[FR]
     return found
 
 
-def _cohort(state: State, cq: ClusterQueue, preemptor: Pending, requests: dict[FR, int]) -> list[_Candidate]:
-    """Borrowing workloads of other queues, walking up from the preemptor's parent."""
+def _other_queues(state: State, cq: ClusterQueue, preemptor: Pending,
+                  requests: dict[FR, int]) -> list[tuple[bool, list[Admitted]]]:
+    """The reachable holders of each borrowing queue, walking up from the preemptor's parent,
+    with whether they come from a subtree where the request fits (hierarchical advantage)."""
     node = state.tree.queues.get(cq.name)
     if node is None or node.parent is None or cq.preemption.reclaim in ("", "Never"):
         return []
     frs = set(requests)
     remaining = dict(requests)
+    bound = preemptor.priority if cq.preemption.reclaim == "LowerPriority" else None
     fits, previous, found = False, node, []
     for ancestor in node.path_to_root():
         fits = fits or not any(previous.borrows_with(fr, remaining[fr]) for fr in frs)
@@ -170,7 +187,7 @@ def _cohort(state: State, cq: ClusterQueue, preemptor: Pending, requests: dict[F
         for child in ancestor.children:
             if child is not previous:
                 for queue in _borrowing_queues(child, frs):
-                    found += _reachable(state, cq, preemptor, queue, frs, fits)
+                    found.append((fits, _reachable_holders(state, queue, frs, bound)))
         previous = ancestor
     return found
 
@@ -179,13 +196,6 @@ def _cohort(state: State, cq: ClusterQueue, preemptor: Pending, requests: dict[F
 # it always did: only a run that filters out an evicted candidate can reach past the prefix, and
 # cutting there would change results. Without evicted candidates the cut changes nothing.
 _SMALL = 8
-
-
-def _reachable(state, cq, preemptor, queue, frs, fits) -> list[_Candidate]:
-    lower_only = cq.preemption.reclaim == "LowerPriority"
-    bound = preemptor.priority if lower_only else None
-    return [_Candidate(wl, _kind(cq, preemptor, wl, fits))
-            for wl in _reachable_holders(state, queue, frs, bound)]
 
 
 def _reachable_holders(state: State, queue: str, frs: set[FR], bound: int | None) -> list[Admitted]:
@@ -255,15 +265,16 @@ def _may_borrow_over(cq: ClusterQueue, preemptor: Pending, wl: Admitted) -> bool
     return policy.borrow_threshold is None or wl.priority <= policy.borrow_threshold
 
 
-def _runs(state: State, cq: ClusterQueue, candidates: list[_Candidate], frs: set[FR]) -> list[bool]:
-    """Which runs to try, in order: True = "borrowing allowed", False = "no borrowing" (§5.4)."""
-    cross = [c for c in candidates if c.kind != SAME_QUEUE]
+def _runs(state: State, cq: ClusterQueue, others, frs: set[FR]) -> list[bool]:
+    """Which runs to try, in order: True = "borrowing allowed", False = "no borrowing" (§5.4).
+    ``others``: (hierarchical, holders) of the other queues."""
+    cross = any(holders for _, holders in others)
     forbidden = cq.preemption.borrow_policy in ("", "Never")
     tree = state.tree
     at_nominal = any(tree.usage(cq.name, fr) >= tree.nominal(cq.name, fr) for fr in frs)
     if not cross or (forbidden and at_nominal):
         return [True]
-    if forbidden and not any(c.kind == HIERARCHICAL for c in candidates):
+    if forbidden and not any(fits and holders for fits, holders in others):
         return [False, True]
     return [True, False]
 
@@ -354,14 +365,14 @@ def _borrowing_in_tree(state: State, root: QuotaNode, frs: list[FR]) -> list[str
     return found
 
 
-def _fits_without_all(state, cq, requests, candidates, allow_borrowing) -> bool:
-    """Cheap upper bound: would the request fit if every candidate were gone? Usage is summed
-    per queue and counted as free without touching the tree, so hopeless cases (the common
-    ones) cost a handful of walks."""
+def _fits_without_all(state, cq, requests, workloads: list[Admitted], allow_borrowing) -> bool:
+    """Cheap upper bound: would the request fit if all these workloads were gone? Usage is
+    summed per queue and counted as free without touching the tree, so hopeless cases (the
+    common ones) cost a handful of walks."""
     per_queue: dict[str, dict[FR, int]] = {}
-    for candidate in candidates:
-        total = per_queue.setdefault(candidate.workload.cluster_queue, {})
-        usage = candidate.workload.usage
+    for workload in workloads:
+        total = per_queue.setdefault(workload.cluster_queue, {})
+        usage = workload.usage
         for fr in requests:
             total[fr] = total.get(fr, 0) + usage.get(fr, 0)
     node = state.tree.queues[cq.name]
