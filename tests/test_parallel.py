@@ -82,3 +82,10 @@ def test_run_tables_are_merged_from_every_worker(tmp_path, monkeypatch):
     spread = pipeline.run_check([str(tmp_path)], config, rules, jobs=3)
     assert findings_of(serial) == findings_of(spread)
     assert [f.code for f in spread.findings].count("KQ311") == 2
+
+
+@pytest.mark.parametrize("load, jobs", [(0.0, 4), (0.4, 4), (1.6, 2), (3.5, 1), (9.0, 1)])
+def test_default_jobs_leaves_busy_cores_alone(monkeypatch, load, jobs):
+    monkeypatch.setattr(parallel, "_cores", lambda: 4)
+    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (load, load, load))
+    assert parallel.default_jobs() == jobs

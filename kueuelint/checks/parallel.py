@@ -37,6 +37,18 @@ class FileSummary:
 
 
 def default_jobs() -> int:
+    """The cores not already busy.  A worker on a core other work is using only competes with
+    it: the run then costs half as much CPU again and finishes no sooner (measured on two cores
+    at a load average of 1.5 to 2)."""
+    cores = _cores()
+    try:
+        busy = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return cores
+    return max(1, min(cores, int(cores - busy + 0.5)))
+
+
+def _cores() -> int:
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:
