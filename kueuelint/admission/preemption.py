@@ -71,16 +71,16 @@ def _find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
     if state.fair_sharing:
         from kueuelint.admission.fairsharing import fair_targets
 
-        candidates = sorted(same + _candidates(cq, preemptor, others), key=lambda c: _order_key(c, cq))
+        candidates = sorted(_candidates(cq, preemptor, same, others), key=lambda c: _order_key(c, cq))
         return fair_targets(state, cq, preemptor, requests, candidates, state.fair_strategies)
     # Candidates are made and sorted only once a run may succeed: most searches end before.
     ordered = None
     for allow_borrowing in _runs(state, cq, others, frs):
-        allowed = [c.workload for c in same] + _allowed_holders(cq, preemptor, others, allow_borrowing)
+        allowed = same + _allowed_holders(cq, preemptor, others, allow_borrowing)
         if not _fits_without_all(state, cq, requests, allowed, allow_borrowing):
             continue
         if ordered is None:
-            ordered = sorted(same + _candidates(cq, preemptor, others), key=lambda c: _order_key(c, cq))
+            ordered = sorted(_candidates(cq, preemptor, same, others), key=lambda c: _order_key(c, cq))
         allowed = [c for c in ordered if not allow_borrowing or c.kind != WITHOUT_BORROWING]
         chosen = _minimal_set(state, cq, requests, allowed, allow_borrowing)
         if chosen:
@@ -88,8 +88,9 @@ def _find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
     return []
 
 
-def _candidates(cq: ClusterQueue, preemptor: Pending, others) -> list[_Candidate]:
-    return [_Candidate(wl, _kind(cq, preemptor, wl, fits)) for fits, holders in others for wl in holders]
+def _candidates(cq: ClusterQueue, preemptor: Pending, same: list[Admitted], others) -> list[_Candidate]:
+    return ([_Candidate(wl, SAME_QUEUE) for wl in same]
+            + [_Candidate(wl, _kind(cq, preemptor, wl, fits)) for fits, holders in others for wl in holders])
 
 
 def _allowed_holders(cq: ClusterQueue, preemptor: Pending, others, allow_borrowing: bool) -> list[Admitted]:
@@ -151,11 +152,26 @@ def _order_key(candidate: _Candidate, cq: ClusterQueue) -> tuple:
     return (not wl.evicted, _GROUP[candidate.kind], wl.cluster_queue == cq.name) + static
 
 
-def _same_queue(state: State, cq: ClusterQueue, preemptor: Pending, frs: set[FR]) -> list[_Candidate]:
+def _same_queue(state: State, cq: ClusterQueue, preemptor: Pending, frs: set[FR]) -> list[Admitted]:
+    """The preemptor's own queue's holders that ``withinClusterQueue`` lets it evict; memoised
+    while usage is frozen (the flavor walk asks once per flavor/resource)."""
     policy = cq.preemption.within
     if policy in ("", "Never"):
         return []
-    equal_too = policy == "LowerOrNewerEqualPriority"
+    node = state.tree.queues.get(cq.name)
+    if not state.frozen or node is None:
+        return _walk_same_queue(state, cq, preemptor, frs)
+    ordered = sorted(frs)
+    key = ("same", cq.name, _preemptor_identity(cq, preemptor), tuple(ordered))
+    found = state.memo.get(key, node.root(), ordered)
+    if found is None:
+        found = _walk_same_queue(state, cq, preemptor, frs)
+        state.memo.put(key, node.root(), ordered, found)
+    return found
+
+
+def _walk_same_queue(state: State, cq: ClusterQueue, preemptor: Pending, frs: set[FR]) -> list[Admitted]:
+    equal_too = cq.preemption.within == "LowerOrNewerEqualPriority"
     found = []
     for wl in state.holders_in_order(cq.name, frs):
         if wl.priority > preemptor.priority or (wl.priority == preemptor.priority and not equal_too):
@@ -165,7 +181,7 @@ def _same_queue(state: State, cq: ClusterQueue, preemptor: Pending, frs: set[FR]
         newer_equal = (wl.priority == preemptor.priority
                        and (wl.timestamp, wl.uid) > (preemptor.timestamp, preemptor.uid))
         if wl.priority < preemptor.priority or newer_equal:
-            found.append(_Candidate(wl, SAME_QUEUE))
+            found.append(wl)
     return found
 
 
