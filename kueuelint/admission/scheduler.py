@@ -175,7 +175,7 @@ class Simulator:
             self._not_fitting(entry, run)
         elif entry.targets:
             self._preempting(entry, run)
-        elif not self._still_fits(assignment.usage, cq, run.victims):
+        elif not self._still_fits(assignment.usage, cq, run.freed):
             self._record(wl, Outcome("pending", "WaitingForQuota", NO_LONGER_FITS, cq.name, assignment))
             queue.push(wl)
         else:
@@ -216,8 +216,7 @@ class Simulator:
             self._record(wl, Outcome("pending", "WaitingForQuota", OVERLAPPING, cq.name, assignment))
             queue.push(wl)
             return
-        victims = run.victims + [t.workload for t in entry.targets]
-        if not self._still_fits(assignment.usage, cq, victims):
+        if not self._still_fits(assignment.usage, cq, _freed_with(run.freed, entry.targets)):
             self._record(wl, Outcome("pending", "WaitingForQuota", NO_LONGER_FITS, cq.name, assignment))
             queue.push(wl)
             return
@@ -233,18 +232,12 @@ class Simulator:
             queue.sticky = wl   # BestEffortFIFO: the preemptor stays head until admitted
         run.changed = True
 
-    def _still_fits(self, usage: dict[FR, int], cq: ClusterQueue, victims: list[Admitted]) -> bool:
-        """Does ``usage`` fit with the victims' quota counted as free? Asked without charging
-        the victims, since every entry of a cycle asks it again with all victims so far."""
-        for fr, amount in usage.items():
-            freed: dict[str, int] = {}
-            for victim in victims:
-                taken = victim.usage.get(fr)
-                if taken:
-                    freed[victim.cluster_queue] = freed.get(victim.cluster_queue, 0) + taken
-            if amount > available_after(self.state.tree, cq.name, fr, freed):
-                return False
-        return True
+    def _still_fits(self, usage: dict[FR, int], cq: ClusterQueue, freed: dict[FR, dict[str, int]]) -> bool:
+        """Does ``usage`` fit with the victims' quota (``freed``: flavor/resource -> queue ->
+        amount) counted as free? Asked without charging the victims, since every entry of a
+        cycle asks it again with all victims so far."""
+        return all(amount <= available_after(self.state.tree, cq.name, fr, freed.get(fr, {}))
+                   for fr, amount in usage.items())
 
     def _admit(self, entry: Entry) -> None:
         wl, cq, assignment = entry.workload, entry.cq, entry.assignment
@@ -298,18 +291,35 @@ class Simulator:
                 queue.wake_inadmissible()
 
 
+def _freed_with(freed: dict[FR, dict[str, int]], targets: list[Target]) -> dict[FR, dict[str, int]]:
+    """``freed`` plus the usage of ``targets``, leaving ``freed`` as it is."""
+    combined = {fr: dict(per_queue) for fr, per_queue in freed.items()}
+    _add_freed(combined, targets)
+    return combined
+
+
+def _add_freed(freed: dict[FR, dict[str, int]], targets: list[Target]) -> None:
+    for target in targets:
+        victim = target.workload
+        for fr, amount in victim.usage.items():
+            if amount:
+                per_queue = freed.setdefault(fr, {})
+                per_queue[victim.cluster_queue] = per_queue.get(victim.cluster_queue, 0) + amount
+
+
 class _Cycle:
     """Book-keeping for one cycle: victims chosen so far and temporary usage to undo."""
 
     def __init__(self) -> None:
         self.targets: list[Target] = []
-        self.victims: list[Admitted] = []
         self.victim_keys: set[str] = set()
+        # flavor/resource -> queue -> usage of the victims so far, counted as free by later entries
+        self.freed: dict[FR, dict[str, int]] = {}
         self.reserved: list[tuple[str, dict]] = []
         self.changed = False
 
     def add_targets(self, targets: list[Target]) -> None:
         for target in targets:
             self.targets.append(target)
-            self.victims.append(target.workload)
             self.victim_keys.add(target.workload.key)
+        _add_freed(self.freed, targets)
