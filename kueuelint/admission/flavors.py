@@ -252,7 +252,7 @@ class FlavorAssigner:
         tree, queue = self.state.tree, self.cq.name
         value = previous + request
         flavor, resource = fr
-        capacity = tree.potential_available(queue, fr)
+        capacity = self.state.potential_available(queue, fr)
         if value > capacity:
             text = (f"insufficient quota for {resource} in flavor {flavor}, previously considered "
                     f"podsets requests ({_amount(resource, previous)}) + current podset "

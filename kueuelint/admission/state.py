@@ -33,6 +33,7 @@ class State:
     _counter: count = field(default_factory=count)
     # queue -> flavor/resource -> priority -> usage: bounds what preemption could ever free.
     _by_priority: dict[str, dict[FR, dict[int, int]]] = field(default_factory=dict)
+    _potential: dict[tuple[str, FR], int] = field(default_factory=dict)
 
     def add(self, workload: Admitted) -> None:
         """Record a workload holding quota and charge its usage."""
@@ -138,6 +139,14 @@ class State:
             if entry[1] != last:
                 last = entry[1]
                 yield entry[2]
+
+    def potential_available(self, queue: str, fr: FR) -> int:
+        """``tree.potential_available``, which depends on quotas alone: computed once."""
+        key = (queue, fr)
+        found = self._potential.get(key)
+        if found is None:
+            found = self._potential[key] = self.tree.potential_available(queue, fr)
+        return found
 
     def charge(self, queue: str, usage: dict, sign: int = 1) -> None:
         """Change usage without recording a holder (trial removals, reservations)."""
