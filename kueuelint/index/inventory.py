@@ -26,14 +26,18 @@ class Inventory:
         self.objects: list[KObject] = []
         self._by_kind: dict[str, list[KObject]] = defaultdict(list)
         self._by_name: dict[tuple[str, str | None, str], KObject] = {}
+        self._all_named: dict[tuple[str, str | None, str], list[KObject]] = defaultdict(list)
+        self._position: dict[int, int] = {}
         self.cache: dict = {}
         for obj in objects:
             self.add(obj)
 
     def add(self, obj: KObject) -> None:
+        self._position[id(obj)] = len(self.objects)
         self.objects.append(obj)
         self._by_kind[obj.key].append(obj)
         self._by_name.setdefault((obj.key, obj.namespace, obj.name), obj)
+        self._all_named[(obj.key, obj.namespace, obj.name)].append(obj)
         self.cache.clear()
 
     def of_kind(self, key: str) -> list[KObject]:
@@ -42,11 +46,24 @@ class Inventory:
     def get(self, key: str, name: str, namespace: str | None = None) -> KObject | None:
         return self._by_name.get((key, namespace, name))
 
+    def named(self, key: str, name: object, namespace: str | None = None) -> list[KObject]:
+        """Every definition of ``name`` in run order: a name may be defined more than once
+        (a kustomize base and its overlay, samples side by side)."""
+        return self._all_named.get((key, namespace, name), []) if isinstance(name, str) else []
+
+    def named_any(self, key: str, names, namespace: str | None = None) -> list[KObject]:
+        """Every definition of any of ``names``, in run order."""
+        found = [obj for name in set(names) for obj in self.named(key, name, namespace)]
+        return sorted(found, key=lambda obj: self._position[id(obj)]) if len(found) > 1 else found
+
     def has_kind(self, key: str) -> bool:
         return self.require_complete or bool(self._by_kind.get(key))
 
     def kueue(self, kind: str, name: str, namespace: str | None = None) -> KObject | None:
         return self.get(f"{KUEUE_GROUP}/{kind}", name, namespace)
+
+    def kueue_named(self, kind: str, name: object, namespace: str | None = None) -> list[KObject]:
+        return self.named(f"{KUEUE_GROUP}/{kind}", name, namespace)
 
     def kueue_of_kind(self, kind: str) -> list[KObject]:
         return self.of_kind(f"{KUEUE_GROUP}/{kind}")
@@ -65,7 +82,13 @@ class Inventory:
         return self.kueue("ClusterQueue", name) if isinstance(name, str) else None
 
     def limit_ranges(self, namespace: str | None) -> list[KObject]:
-        return [lr for lr in self.of_kind("LimitRange") if lr.namespace == namespace]
+        """The namespace's LimitRanges (a new list); asked for every pod set derived."""
+        by_namespace = self.cache.get("limit-ranges")
+        if by_namespace is None:
+            by_namespace = self.cache["limit-ranges"] = defaultdict(list)
+            for limit_range in self.of_kind("LimitRange"):
+                by_namespace[limit_range.namespace].append(limit_range)
+        return list(by_namespace.get(namespace, ()))
 
     def runtime_class(self, name: str) -> KObject | None:
         return self.get("node.k8s.io/RuntimeClass", name)

@@ -11,8 +11,12 @@ from collections import Counter
 from kueuelint.index.selectors import NAME_LABEL, matches
 from kueuelint.checks.api import RuleContext, Violation, rule
 from kueuelint.checks.builtin.queue_labels import dotted, home_label, metadata_maps
+from kueuelint.identify.kinds import KUEUE_GROUP
 from kueuelint.identify.objects import KObject
 from kueuelint.index.inventory import QUEUE_LABEL
+
+LOCAL_QUEUE = f"{KUEUE_GROUP}/LocalQueue"
+CLUSTER_QUEUE = f"{KUEUE_GROUP}/ClusterQueue"
 
 GROUP_KEY = "kueue.x-k8s.io/pod-group-name"
 TOTAL_KEY = "kueue.x-k8s.io/pod-group-total-count"
@@ -403,17 +407,14 @@ def non_suspendable_preemption(obj: KObject, ctx: RuleContext):
 def _has_default_queue(ctx: RuleContext, obj: KObject) -> bool:
     # Kueue defaults the label to "default" when that LocalQueue exists in the namespace; an
     # object without metadata.namespace may land anywhere, so only explicit namespaces count.
-    return bool(obj.metadata.get("namespace")) and any(
-        lq.name == "default" and lq.namespace == obj.namespace
-        for lq in ctx.inventory.kueue_of_kind("LocalQueue"))
+    return bool(obj.metadata.get("namespace")) and bool(ctx.inventory.named(LOCAL_QUEUE, "default", obj.namespace))
 
 
 def _preempting_queues(ctx: RuleContext, namespace: str | None, queue: str) -> list:
     """(ClusterQueue, non-Never settings) for each candidate; [] if any candidate is safe."""
     inventory = ctx.inventory
-    names = {lq.spec.get("clusterQueue") for lq in inventory.kueue_of_kind("LocalQueue")
-             if lq.namespace == namespace and lq.name == queue}
-    candidates = [cq for cq in inventory.kueue_of_kind("ClusterQueue") if cq.name in names]
+    names = {lq.spec.get("clusterQueue") for lq in inventory.named(LOCAL_QUEUE, queue, namespace)}
+    candidates = inventory.named_any(CLUSTER_QUEUE, names)
     found = []
     for cluster_queue in candidates:
         settings = _preemption_settings(cluster_queue)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from kueuelint.checks.api import RuleContext, Violation, rule
 from kueuelint.checks.builtin.integrations import Managed, elastic, managed
+from kueuelint.identify.kinds import KUEUE_GROUP
 from kueuelint.identify.objects import KObject
 
 PREFIX = "kueue.x-k8s.io/podset-"
@@ -334,20 +335,20 @@ def resolve_tas_flavors(obj: KObject, queue: str, ctx: RuleContext):
     the whole chain. A name defined twice in the run (several samples in one directory) yields every
     definition, so a finding holds whichever one is meant."""
     inv = ctx.inventory
-    lqs = [lq for lq in inv.kueue_of_kind("LocalQueue") if lq.name == queue and lq.namespace == obj.namespace]
+    lqs = inv.kueue_named("LocalQueue", queue, obj.namespace)
     cq_names = {lq.spec.get("clusterQueue") for lq in lqs}
-    cqs = [cq for cq in inv.kueue_of_kind("ClusterQueue") if cq.name in cq_names]
+    cqs = inv.named_any(f"{KUEUE_GROUP}/ClusterQueue", cq_names)
     if not lqs or not cqs or len(cqs) < len(cq_names):
         return None
     flavors: list[TasFlavor] = []
     for cq in cqs:
         for name in _flavor_names(cq):
-            defined = [rf for rf in inv.kueue_of_kind("ResourceFlavor") if rf.name == name]
+            defined = inv.kueue_named("ResourceFlavor", name)
             if not defined:
                 return None   # a missing flavor is another rule's finding; the level is unknown
             for rf in defined:
                 topology = rf.spec.get("topologyName")
-                tops = [t for t in inv.kueue_of_kind("Topology") if t.name == topology] if topology else []
+                tops = inv.kueue_named("Topology", topology) if topology else []
                 if topology and not tops:
                     return None
                 flavors += [TasFlavor(cq, rf, top) for top in tops]
