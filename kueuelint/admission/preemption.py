@@ -65,9 +65,11 @@ def _find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
     if _hopeless(state, cq, preemptor, requests):
         return []
     same = _same_queue(state, cq, preemptor, frs)
-    others = _other_queues(state, cq, preemptor, requests)
-    if not same and not any(holders for _, holders in others):
+    levels = _borrowing_holders(state, cq, preemptor, frs)
+    if not same and not any(holders for _, holders in levels):
         return []
+    fits_from = _first_fitting_level(state, cq, requests) if levels else None
+    others = [(fits_from is not None and level >= fits_from, holders) for level, holders in levels]
     if state.fair_sharing:
         from kueuelint.admission.fairsharing import fair_targets
 
@@ -76,8 +78,8 @@ def _find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
     # Candidates are made and sorted only once a run may succeed: most searches end before.
     ordered = None
     for allow_borrowing in _runs(state, cq, others, frs):
-        allowed = same + _allowed_holders(cq, preemptor, others, allow_borrowing)
-        if not _fits_without_all(state, cq, requests, allowed, allow_borrowing):
+        freed = _freed_by_run(state, cq, preemptor, frs, (same, others, fits_from), allow_borrowing)
+        if not _fits_freed(state, cq, requests, freed, allow_borrowing):
             continue
         if ordered is None:
             ordered = sorted(_candidates(cq, preemptor, same, others), key=lambda c: _order_key(c, cq))
@@ -185,27 +187,50 @@ def _walk_same_queue(state: State, cq: ClusterQueue, preemptor: Pending, frs: se
     return found
 
 
-def _other_queues(state: State, cq: ClusterQueue, preemptor: Pending,
-                  requests: dict[FR, int]) -> list[tuple[bool, list[Admitted]]]:
+def _borrowing_holders(state: State, cq: ClusterQueue, preemptor: Pending,
+                       frs: set[FR]) -> list[tuple[int, list[Admitted]]]:
     """The reachable holders of each borrowing queue, walking up from the preemptor's parent,
-    with whether they come from a subtree where the request fits (hierarchical advantage)."""
+    with the level (0: the parent) at which they were found. It does not depend on the amount
+    requested, so it is memoised while usage is frozen."""
     node = state.tree.queues.get(cq.name)
     if node is None or node.parent is None or cq.preemption.reclaim in ("", "Never"):
         return []
-    frs = set(requests)
-    remaining = dict(requests)
     bound = preemptor.priority if cq.preemption.reclaim == "LowerPriority" else None
-    fits, previous, found = False, node, []
-    for ancestor in node.path_to_root():
-        fits = fits or not any(previous.borrows_with(fr, remaining[fr]) for fr in frs)
-        for fr in frs:
-            remaining[fr] -= previous.local_available(fr)
+    if not state.frozen:
+        return _walk_borrowing_holders(state, node, frs, bound)
+    ordered = sorted(frs)
+    key = ("levels", cq.name, tuple(ordered), bound)
+    found = state.memo.get(key, node.root(), ordered)
+    if found is None:
+        found = _walk_borrowing_holders(state, node, frs, bound)
+        state.memo.put(key, node.root(), ordered, found)
+    return found
+
+
+def _walk_borrowing_holders(state: State, node: QuotaNode, frs: set[FR], bound: int | None):
+    found, previous = [], node
+    for level, ancestor in enumerate(node.path_to_root()):
         for child in ancestor.children:
             if child is not previous:
                 for queue in _borrowing_queues(child, frs):
-                    found.append((fits, _reachable_holders(state, queue, frs, bound)))
+                    found.append((level, _reachable_holders(state, queue, frs, bound)))
         previous = ancestor
     return found
+
+
+def _first_fitting_level(state: State, cq: ClusterQueue, requests: dict[FR, int]) -> int | None:
+    """The first level walking up where the request fits in the subtree holding the preemptor:
+    candidates from there up have the hierarchical advantage. None when it never fits."""
+    node = state.tree.queues[cq.name]
+    remaining = dict(requests)
+    previous = node
+    for level, ancestor in enumerate(node.path_to_root()):
+        if not any(previous.borrows_with(fr, remaining[fr]) for fr in requests):
+            return level
+        for fr in requests:
+            remaining[fr] -= previous.local_available(fr)
+        previous = ancestor
+    return None
 
 
 # A queue with fewer candidates than this keeps them all when one of them is being evicted, as
@@ -381,16 +406,36 @@ def _borrowing_in_tree(state: State, root: QuotaNode, frs: list[FR]) -> list[str
     return found
 
 
-def _fits_without_all(state, cq, requests, workloads: list[Admitted], allow_borrowing) -> bool:
-    """Cheap upper bound: would the request fit if all these workloads were gone? Usage is
-    summed per queue and counted as free without touching the tree, so hopeless cases (the
-    common ones) cost a handful of walks."""
+def _freed_by_run(state, cq, preemptor, frs, found, allow_borrowing) -> dict[str, dict[FR, int]]:
+    """Queue -> contested usage of every workload a run may evict (``found``: the same-queue
+    holders, the other queues' (hierarchical, holders), the first fitting level). It does not
+    depend on the amount requested beyond that level, so it is memoised while usage is frozen."""
+    same, others, fits_from = found
+    node = state.tree.queues[cq.name]
+    if not state.frozen:
+        return _sum_by_queue(same + _allowed_holders(cq, preemptor, others, allow_borrowing), frs)
+    ordered = sorted(frs)
+    key = ("freed", cq.name, _preemptor_identity(cq, preemptor), tuple(ordered), fits_from, allow_borrowing)
+    freed = state.memo.get(key, node.root(), ordered)
+    if freed is None:
+        freed = _sum_by_queue(same + _allowed_holders(cq, preemptor, others, allow_borrowing), frs)
+        state.memo.put(key, node.root(), ordered, freed)
+    return freed
+
+
+def _sum_by_queue(workloads: list[Admitted], frs) -> dict[str, dict[FR, int]]:
     per_queue: dict[str, dict[FR, int]] = {}
     for workload in workloads:
         total = per_queue.setdefault(workload.cluster_queue, {})
         usage = workload.usage
-        for fr in requests:
+        for fr in frs:
             total[fr] = total.get(fr, 0) + usage.get(fr, 0)
+    return per_queue
+
+
+def _fits_freed(state, cq, requests, per_queue: dict[str, dict[FR, int]], allow_borrowing) -> bool:
+    """Cheap upper bound: would the request fit if all the run's candidates were gone? Their
+    usage is counted as free without touching the tree."""
     node = state.tree.queues[cq.name]
     for fr, value in requests.items():
         freed = {queue: usage[fr] for queue, usage in per_queue.items()}
