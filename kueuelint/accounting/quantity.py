@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 from decimal import ROUND_CEILING, Decimal, InvalidOperation, localcontext
+from functools import lru_cache
 
 INT64_MAX = 2**63 - 1
 
@@ -86,6 +87,9 @@ def _parse_float(value: float) -> Decimal:
     return Decimal(repr(value))
 
 
+# Manifests repeat a handful of quantities ("500m", "1Gi") thousands of times, and an exact
+# Decimal context costs more than the parse itself; Decimals are immutable, so share them.
+@lru_cache(maxsize=4096)
 def _parse_text(text: str) -> Decimal:
     if not text:
         raise QuantityError(text, "empty; " + EXPECTED_FORM)
@@ -127,6 +131,7 @@ def _suffix_reason(suffix: str) -> str:
 
 # --- Kueue's integer units -------------------------------------------------------------------
 
+@lru_cache(maxsize=4096)
 def to_kueue_units(resource: str, quantity: Decimal) -> int:
     """Kueue's integer for ``quantity``: cpu in milli-units, anything else in whole units.
 
