@@ -173,3 +173,16 @@ def test_kueue_objects_have_typed_views():
     assert good.typed().spec.cohort_name == "research"
     assert bad.typed() is None  # does not validate: the schema rule says why
     assert job.typed() is None  # no model for batch/v1
+
+
+def test_a_file_that_grew_after_stat_is_still_read_up_to_the_limit(tmp_path):
+    from kueuelint.load.discover import _read_bounded
+
+    path = tmp_path / "growing.yaml"
+    path.write_bytes(b"x" * 100)
+    with open(path, "rb") as handle:      # stat said 10 bytes; the file has 100 by now
+        assert _read_bounded(handle, 10, 51) == b"x" * 51
+    with open(path, "rb") as handle:
+        assert _read_bounded(handle, 100, 1000) == b"x" * 100
+    with open(path, "rb") as handle:      # it shrank: what is there
+        assert _read_bounded(handle, 500, 1000) == b"x" * 100

@@ -118,6 +118,17 @@ def _read_bytes(path: str, limits: Limits) -> tuple[bytes | None, LoadProblem | 
                                  f"{limits.max_file_bytes:,} (set max-file-bytes to raise it)", path)
     try:
         with open(path, "rb") as handle:
-            return handle.read(limits.max_file_bytes + 1), None
+            return _read_bounded(handle, info.st_size, limits.max_file_bytes + 1), None
     except OSError as exc:
         return None, LoadProblem("unreadable", f"cannot read file: {exc.strerror}", path)
+
+
+def _read_bounded(handle, expected: int, most: int) -> bytes:
+    """At most ``most`` bytes. A read of ``most`` bytes at once would allocate the whole limit
+    (32 MiB) for every small file, which cost more than reading it; so read the size stat gave,
+    and only if the file grew since, the rest up to the limit."""
+    data = handle.read(min(expected + 1, most))
+    if len(data) > expected:
+        data += handle.read(most - len(data))
+    return data
+
