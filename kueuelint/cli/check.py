@@ -50,7 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="ignore every suppression comment and annotation (for admins)")
     inp = parser.add_argument_group("input")
     inp.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
-                     help="worker processes for large runs (default: the number of cores)")
+                     help="worker processes for large runs (default: the cores not busy right now)")
     inp.add_argument("--context", action="append", default=[], metavar="PATH",
                      help="also load PATH for cross-references, without reporting on it")
     inp.add_argument("--crd", action="append", default=[], metavar="PATH",
