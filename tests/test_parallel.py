@@ -101,3 +101,15 @@ def test_default_jobs_counts_what_runs_now_not_the_last_minute(monkeypatch, tmp_
     monkeypatch.setattr(parallel, "PROC_LOADAVG", str(proc))
     monkeypatch.setattr(parallel.os, "getloadavg", lambda: (3.9, 2.1, 1.0))
     assert parallel.default_jobs() == jobs
+
+
+def test_documents_cross_processes_intact_with_marshal_or_pickle():
+    import datetime
+
+    plain = [(0, 1, {"kind": "Job", "spec": {"parallelism": 2**70, "ratio": 0.5, "on": True,
+                                              "items": [None, "x", b"\x00bin"]}})]
+    packed = parallel._pack(plain)
+    assert packed[:1] == b"m" and parallel._unpack(packed) == plain
+    odd = [(3, 7, {"when": datetime.date(2024, 1, 2)})]    # marshal cannot hold a date
+    packed = parallel._pack(odd)
+    assert packed[:1] == b"p" and parallel._unpack(packed) == odd
