@@ -2,12 +2,12 @@
 
 Modules, in pipeline order: ``build`` and ``workloads`` turn the inventory into a quota
 ``state`` (``accounting.quota`` does the arithmetic) and pending records; ``scheduler`` runs
-the cycles (``queues`` per ClusterQueue, ``flavors`` to assign flavors, ``preemption`` and
-``fairsharing`` for victims); ``report`` and ``text`` render the outcome. Two helpers keep
-the cycles cheap without changing any decision: ``whatif`` answers quota questions about
-hypothetical removals without touching the tree, and ``memo`` reuses answers while the usage
-of their flavor/resources in their cohort tree is unchanged (tests/test_admission_memo.py
-checks that it is invisible).
+the cycles (``queues`` per ClusterQueue, ``flavors`` to assign flavors, ``candidates`` to list
+who could be preempted, ``preemption`` and ``fairsharing`` for victims); ``report`` and
+``text`` render the outcome. Two helpers keep the cycles cheap without changing any decision:
+``whatif`` answers quota questions about hypothetical removals without touching the tree, and
+``memo`` reuses answers while the usage of their flavor/resources in their cohort tree is
+unchanged (tests/test_admission_memo.py checks that it is invisible).
 
 Deliberately not simulated (reported in the closing notes of issue 5): topology-aware
 scheduling, MultiKueue and admission-check controllers (a check is assumed to stay pending),

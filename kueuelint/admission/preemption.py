@@ -1,10 +1,13 @@
-"""Classical preemption (kueue-scheduler.md §5.1-5.5): candidates, their order, the minimal set."""
+"""Classical preemption (kueue-scheduler.md §5.1-5.5): the candidates (listed by ``candidates``)
+classified and ordered, then the minimal set of victims that lets the request fit."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from kueuelint.accounting.quota import FR, QuotaNode
+from kueuelint.admission.candidates import (borrowing_holders, borrowing_queues, first_fitting_level,
+                                             preemptor_identity, same_queue_holders)
 from kueuelint.admission.model import NO_CANDIDATES, PREEMPT, RECLAIM, Admitted, ClusterQueue, Pending
 from kueuelint.admission.state import State
 from kueuelint.admission.whatif import available_after
@@ -43,7 +46,7 @@ def find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
         return _find_targets(state, cq, preemptor, requests)
     # Fair sharing compares shares over every resource: its answers depend on all usage.
     root, frs = node.root(), None if state.fair_sharing else sorted(requests)
-    key = ("targets", cq.name, _preemptor_identity(cq, preemptor), tuple(sorted(requests.items())))
+    key = ("targets", cq.name, preemptor_identity(cq, preemptor), tuple(sorted(requests.items())))
     found = state.memo.get(key, root, frs)
     if found is None:
         found = _find_targets(state, cq, preemptor, requests)
@@ -51,24 +54,16 @@ def find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
     return list(found)
 
 
-def _preemptor_identity(cq: ClusterQueue, preemptor: Pending) -> tuple:
-    """What of the preemptor the search reads: its priority, and its queue order when equal
-    priorities may be preempted."""
-    if cq.preemption.within == "LowerOrNewerEqualPriority":
-        return preemptor.priority, preemptor.timestamp, preemptor.uid
-    return (preemptor.priority,)
-
-
 def _find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
                   requests: dict[FR, int]) -> list[Target]:
     frs = set(requests)
     if _hopeless(state, cq, preemptor, requests):
         return []
-    same = _same_queue(state, cq, preemptor, frs)
-    levels = _borrowing_holders(state, cq, preemptor, frs)
+    same = same_queue_holders(state, cq, preemptor, frs)
+    levels = borrowing_holders(state, cq, preemptor, frs)
     if not same and not any(holders for _, holders in levels):
         return []
-    fits_from = _first_fitting_level(state, cq, requests) if levels else None
+    fits_from = first_fitting_level(state, cq, requests) if levels else None
     others = [(fits_from is not None and level >= fits_from, holders) for level, holders in levels]
     if state.fair_sharing:
         from kueuelint.admission.fairsharing import fair_targets
@@ -110,7 +105,7 @@ def oracle(state: State):
         if not state.frozen or node is None:
             return _simulate(state, cq, preemptor, fr, value)
         root, frs = node.root(), None if state.fair_sharing else [fr]
-        key = ("oracle", cq.name, _preemptor_identity(cq, preemptor), fr, value)
+        key = ("oracle", cq.name, preemptor_identity(cq, preemptor), fr, value)
         found = state.memo.get(key, root, frs)
         if found is None:
             found = _simulate(state, cq, preemptor, fr, value)
@@ -152,144 +147,6 @@ def _order_key(candidate: _Candidate, cq: ClusterQueue) -> tuple:
     if static is None:
         static = wl.__dict__["_order"] = (wl.priority, -wl.reserved_at, wl.uid)
     return (not wl.evicted, _GROUP[candidate.kind], wl.cluster_queue == cq.name) + static
-
-
-def _same_queue(state: State, cq: ClusterQueue, preemptor: Pending, frs: set[FR]) -> list[Admitted]:
-    """The preemptor's own queue's holders that ``withinClusterQueue`` lets it evict; memoised
-    while usage is frozen (the flavor walk asks once per flavor/resource)."""
-    policy = cq.preemption.within
-    if policy in ("", "Never"):
-        return []
-    node = state.tree.queues.get(cq.name)
-    if not state.frozen or node is None:
-        return _walk_same_queue(state, cq, preemptor, frs)
-    ordered = sorted(frs)
-    key = ("same", cq.name, _preemptor_identity(cq, preemptor), tuple(ordered))
-    found = state.memo.get(key, node.root(), ordered)
-    if found is None:
-        found = _walk_same_queue(state, cq, preemptor, frs)
-        state.memo.put(key, node.root(), ordered, found)
-    return found
-
-
-def _walk_same_queue(state: State, cq: ClusterQueue, preemptor: Pending, frs: set[FR]) -> list[Admitted]:
-    equal_too = cq.preemption.within == "LowerOrNewerEqualPriority"
-    found = []
-    for wl in state.holders_in_order(cq.name, frs):
-        if wl.priority > preemptor.priority or (wl.priority == preemptor.priority and not equal_too):
-            if not wl.evicted:
-                break       # holders come by priority once past the evicted ones
-            continue
-        newer_equal = (wl.priority == preemptor.priority
-                       and (wl.timestamp, wl.uid) > (preemptor.timestamp, preemptor.uid))
-        if wl.priority < preemptor.priority or newer_equal:
-            found.append(wl)
-    return found
-
-
-def _borrowing_holders(state: State, cq: ClusterQueue, preemptor: Pending,
-                       frs: set[FR]) -> list[tuple[int, list[Admitted]]]:
-    """The reachable holders of each borrowing queue, walking up from the preemptor's parent,
-    with the level (0: the parent) at which they were found. It does not depend on the amount
-    requested, so it is memoised while usage is frozen."""
-    node = state.tree.queues.get(cq.name)
-    if node is None or node.parent is None or cq.preemption.reclaim in ("", "Never"):
-        return []
-    bound = preemptor.priority if cq.preemption.reclaim == "LowerPriority" else None
-    if not state.frozen:
-        return _walk_borrowing_holders(state, node, frs, bound)
-    ordered = sorted(frs)
-    key = ("levels", cq.name, tuple(ordered), bound)
-    found = state.memo.get(key, node.root(), ordered)
-    if found is None:
-        found = _walk_borrowing_holders(state, node, frs, bound)
-        state.memo.put(key, node.root(), ordered, found)
-    return found
-
-
-def _walk_borrowing_holders(state: State, node: QuotaNode, frs: set[FR], bound: int | None):
-    found, previous = [], node
-    for level, ancestor in enumerate(node.path_to_root()):
-        for child in ancestor.children:
-            if child is not previous:
-                for queue in _borrowing_queues(child, frs):
-                    found.append((level, _reachable_holders(state, queue, frs, bound)))
-        previous = ancestor
-    return found
-
-
-def _first_fitting_level(state: State, cq: ClusterQueue, requests: dict[FR, int]) -> int | None:
-    """The first level walking up where the request fits in the subtree holding the preemptor:
-    candidates from there up have the hierarchical advantage. None when it never fits."""
-    node = state.tree.queues[cq.name]
-    remaining = dict(requests)
-    previous = node
-    for level, ancestor in enumerate(node.path_to_root()):
-        if not any(previous.borrows_with(fr, remaining[fr]) for fr in requests):
-            return level
-        for fr in requests:
-            remaining[fr] -= previous.local_available(fr)
-        previous = ancestor
-    return None
-
-
-# A queue with fewer candidates than this keeps them all when one of them is being evicted, as
-# it always did: only a run that filters out an evicted candidate can reach past the prefix, and
-# cutting there would change results. Without evicted candidates the cut changes nothing.
-_SMALL = 8
-
-
-def _reachable_holders(state: State, queue: str, frs: set[FR], bound: int | None) -> list[Admitted]:
-    """The holders of one other queue that the removal loop can reach (below ``bound`` when
-    only lower priorities may go); memoised while usage is frozen, as every head of the
-    cohort asks about the same borrowing queues."""
-    if not state.frozen:
-        return _walk_reachable(state, queue, frs, bound)
-    node = state.tree.queues[queue]
-    ordered = sorted(frs)
-    key = ("reachable", queue, tuple(ordered), bound)
-    found = state.memo.get(key, node.root(), ordered)
-    if found is None:
-        found = _walk_reachable(state, queue, frs, bound)
-        state.memo.put(key, node.root(), ordered, found)
-    return found
-
-
-def _walk_reachable(state: State, queue: str, frs: set[FR], bound: int | None) -> list[Admitted]:
-    """The loop skips a queue's candidates once the queue no longer borrows on any contested
-    resource, and within one queue the global candidate order is the local one. So only the
-    leading candidates whose usage covers what the queue borrows can ever be evicted; the
-    holders are read in that order, and the walk stops as soon as the rest cannot matter.
-    """
-    node = state.tree.queues[queue]
-    borrowed = {fr: node.usage.get(fr, 0) - node.subtree.get(fr, 0) for fr in frs}
-    found: list[Admitted] = []
-    reach = None
-    for wl in state.holders_in_order(queue, frs):
-        if bound is not None and wl.priority >= bound:
-            if not wl.evicted:
-                break       # holders come by priority once past the evicted ones
-            continue
-        found.append(wl)
-        if reach is None:
-            for fr in frs:
-                borrowed[fr] -= wl.usage.get(fr, 0)
-            if all(v <= 0 for v in borrowed.values()):
-                reach = len(found)
-        if reach is not None and (len(found) >= _SMALL or not found[0].evicted):
-            return found[:reach]
-    return found
-
-
-def _borrowing_queues(node: QuotaNode, frs: set[FR]):
-    """ClusterQueues of a subtree that borrow on a contested resource, pruning lenders."""
-    if not any(node.is_borrowing(fr) for fr in frs):
-        return
-    if node.is_cluster_queue:
-        yield node.name
-        return
-    for child in node.children:
-        yield from _borrowing_queues(child, frs)
 
 
 def _kind(cq: ClusterQueue, preemptor: Pending, wl: Admitted, fits: bool) -> int:
@@ -400,7 +257,7 @@ def _borrowing_in_tree(state: State, root: QuotaNode, frs: list[FR]) -> list[str
     found = state.memo.get(key, root, frs) if state.frozen else None
     if found is None:
         wanted = set(frs)
-        found = [queue for child in root.children for queue in _borrowing_queues(child, wanted)]
+        found = [queue for child in root.children for queue in borrowing_queues(child, wanted)]
         if state.frozen:
             state.memo.put(key, root, frs, found)
     return found
@@ -415,7 +272,7 @@ def _freed_by_run(state, cq, preemptor, frs, found, allow_borrowing) -> dict[str
     if not state.frozen:
         return _sum_by_queue(same + _allowed_holders(cq, preemptor, others, allow_borrowing), frs)
     ordered = sorted(frs)
-    key = ("freed", cq.name, _preemptor_identity(cq, preemptor), tuple(ordered), fits_from, allow_borrowing)
+    key = ("freed", cq.name, preemptor_identity(cq, preemptor), tuple(ordered), fits_from, allow_borrowing)
     freed = state.memo.get(key, node.root(), ordered)
     if freed is None:
         freed = _sum_by_queue(same + _allowed_holders(cq, preemptor, others, allow_borrowing), frs)
