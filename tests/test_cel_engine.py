@@ -91,3 +91,55 @@ def test_missing_engine_names_its_library(monkeypatch):
     monkeypatch.delitem(sys.modules, "kueuelint.cel._celpy", raising=False)
     with pytest.raises(ImportError, match="'cel-python' cannot be used: celpy"):
         get_engine("cel-python")
+
+
+def _default_engine():
+    if "cel-expr-python" not in available_engines():
+        pytest.skip("cel-expr-python not installed")
+    return get_engine("cel-expr-python")
+
+
+def test_core_only_rules_do_not_load_the_extension_libraries():
+    code = (
+        "import sys\n"
+        "from kueuelint.cel import get_engine\n"
+        "engine = get_engine('cel-expr-python')\n"
+        "program = engine.compile(\"has(object.metadata) && type(object.metadata) == map && "
+        "'q' in object.metadata.labels && object.metadata.name.startsWith('a')\", ['object'])\n"
+        "value = program.evaluate(engine.activation({'object': {'metadata': "
+        "{'name': 'ab', 'labels': {'q': 'x'}}}}))\n"
+        "loaded = [m for m in sys.modules if m.startswith('cel_expr_python.ext') "
+        "or m.startswith('kueuelint.cel.k8s')]\n"
+        "print(value, loaded)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "True []"
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("'ABC'.lowerAscii()", "abc"),                                     # strings extension
+    ("math.greatest(1, 7, 3)", 7),                                      # math extension
+    ("cel.bind(x, 2, x * x)", 4),                                       # bindings
+    ("optional.of(1).orValue(0) + {'a': 1}[?'b'].orValue(5)", 6),       # optional syntax
+    ("base64.encode(b'hi')", "aGk="),                                   # encoders
+    ("quantity('1Gi').isGreaterThan(quantity('1Mi'))", True),           # Kubernetes quantity
+    ("sets.contains([1, 2, 3], [2])", True),                            # Kubernetes sets
+    ("[3, 1, 2].max() + [1, 2].indexOf(2)", 4),                         # Kubernetes lists
+    ("size(object) == 1 && object.a.endsWith('z')", True),              # core only
+])
+def test_library_and_core_expressions_evaluate_alike(source, expected):
+    engine = _default_engine()
+    program = engine.compile(source, ["object"])
+    assert program.evaluate(engine.activation({"object": {"a": "yz"}})) == expected
+    # the cached form keeps the environment it needs
+    blob = engine.serialize(program)
+    again = engine.deserialize(source, ["object"], blob)
+    assert again.evaluate(engine.activation({"object": {"a": "yz"}})) == expected
+
+
+def test_a_typo_is_reported_as_before_and_an_unmarked_cache_blob_is_recompiled():
+    engine = _default_engine()
+    with pytest.raises(CelCompileError, match="startswith"):
+        engine.compile("object.name.startswith('a')", ["object"])
+    blob = engine.serialize(engine.compile("object.a == 'x'", ["object"]))
+    assert engine.deserialize("object.a == 'x'", ["object"], blob[1:]) is None

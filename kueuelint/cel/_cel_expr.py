@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from cel_expr_python import cel
-from cel_expr_python.ext import ext_bindings, ext_encoders, ext_math, ext_optional, ext_strings
 
-from kueuelint.cel import k8s_library as lib
 from kueuelint.cel._versions import fingerprint, installed_version
 from kueuelint.cel.engine import CelCompileError, CelEvalError
 
@@ -38,10 +38,42 @@ _KIND_TYPES = {
     "url": _T.MAP,
 }
 _ERROR = _T.ERROR
-_SPECS = lib.KUBERNETES_FUNCTIONS + lib.SETS_FUNCTIONS
+
+# Expressions that call only standard CEL get an environment without the
+# extension libraries and the Kubernetes functions: importing those costs about
+# 20 ms, a seventh of a one-file run, and the built-in rules need none of them.
+# A call to anything else, a namespace (sets., math., ...) or optional syntax
+# asks for the full environment; a wrong guess only fails to type-check in the
+# core one and is compiled again with everything.
+_CORE_CALLS = frozenset({
+    "has", "all", "exists", "exists_one", "map", "filter", "size", "type", "int", "uint",
+    "double", "string", "bytes", "bool", "dyn", "duration", "timestamp", "matches", "contains",
+    "startsWith", "endsWith", "getFullYear", "getMonth", "getDayOfYear", "getDayOfMonth",
+    "getDate", "getDayOfWeek", "getHours", "getMinutes", "getSeconds", "getMilliseconds",
+})
+_CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+_NAMESPACE = re.compile(r"\b(?:sets|math|base64|cel|optional|strings)\s*\.")
+_LIBRARY, _CORE = b"L", b"C"     # which environment a serialized program needs
+
+
+def needs_library(source: str) -> bool:
+    """Could ``source`` call anything beyond standard CEL?"""
+    if "?." in source or "[?" in source or _NAMESPACE.search(source):
+        return True
+    return any(name not in _CORE_CALLS for name in _CALL.findall(source))
+
+
+def _library_files() -> list[str]:
+    # The Kubernetes functions' declarations live in these files; their stats stand in for
+    # the declaration text, which would mean importing the library on every start.
+    folder = os.path.dirname(os.path.abspath(__file__))
+    return sorted(os.path.join(folder, name) for name in os.listdir(folder)
+                  if name.startswith("k8s_") and name.endswith(".py"))
 
 
 def _extensions() -> list[cel.CelExtensionBase]:
+    from cel_expr_python.ext import ext_bindings, ext_encoders, ext_math, ext_optional, ext_strings
+
     # Our extension must come after ExtStrings: it adds list overloads to
     # indexOf/lastIndexOf, which ExtStrings declares first (else ALREADY_EXISTS).
     return [
@@ -55,8 +87,10 @@ def _extensions() -> list[cel.CelExtensionBase]:
 
 
 def _kubernetes_extension() -> cel.CelExtension:
+    from kueuelint.cel import k8s_library as lib
+
     by_name: dict[str, list[cel.Overload]] = {}
-    for spec in _SPECS:
+    for spec in lib.KUBERNETES_FUNCTIONS + lib.SETS_FUNCTIONS:
         by_name.setdefault(spec.name, []).append(_overload(spec))
     # Declared inside a CelExtension: list-typed member overloads passed via
     # NewEnv(functions=...) compile but never match at run time.
@@ -64,7 +98,7 @@ def _kubernetes_extension() -> cel.CelExtension:
     return cel.CelExtension("kueuelint_kubernetes", decls)
 
 
-def _overload(spec: lib.FunctionSpec) -> cel.Overload:
+def _overload(spec) -> cel.Overload:
     return cel.Overload(
         spec.overload_id,
         _KIND_TYPES[spec.result],
@@ -80,11 +114,12 @@ def _plain(value: Any) -> Any:
 
 
 class CelExprProgram:
-    __slots__ = ("source", "_expression")
+    __slots__ = ("source", "_expression", "library")
 
-    def __init__(self, source: str, expression: cel.Expression) -> None:
+    def __init__(self, source: str, expression: cel.Expression, library: bool) -> None:
         self.source = source
         self._expression = expression
+        self.library = library      # compiled in the environment with the extensions
 
     def evaluate(self, activation: Any) -> Any:
         try:
@@ -102,44 +137,60 @@ class CelExprEngine:
 
     def __init__(self) -> None:
         self.version = installed_version(cel.__file__, NAME)
-        self._extensions = _extensions()
-        self._envs: dict[tuple[str, ...], cel.Env] = {}
-        declarations = [f"check={TYPE_CHECK}", *(s.signature() for s in _SPECS)]
-        self.fingerprint = fingerprint([NAME, self.version, *declarations], [cel.__file__])
+        self._extensions: list | None = None
+        self._envs: dict[tuple[bool, tuple[str, ...]], cel.Env] = {}
+        self.fingerprint = fingerprint([NAME, self.version, f"check={TYPE_CHECK}"],
+                                       [cel.__file__, *_library_files()])
 
-    def _env(self, variables: Sequence[str]) -> cel.Env:
-        key = tuple(sorted(set(variables)))
+    def _env(self, variables: Sequence[str], library: bool) -> cel.Env:
+        key = (library, tuple(sorted(set(variables))))
         env = self._envs.get(key)
         if env is None:
-            declared = {name: _T.DYN for name in key}
-            env = cel.NewEnv(variables=declared, extensions=self._extensions)
+            if library and self._extensions is None:
+                self._extensions = _extensions()
+            declared = {name: _T.DYN for name in key[1]}
+            env = cel.NewEnv(variables=declared, extensions=self._extensions if library else [])
             self._envs[key] = env
         return env
 
     def compile(self, source: str, variables: Sequence[str]) -> CelExprProgram:
+        library = needs_library(source)
         try:
-            expression = self._env(variables).compile(source, disable_check=not TYPE_CHECK)
+            expression = self._env(variables, library).compile(source, disable_check=not TYPE_CHECK)
+        except RuntimeError as err:
+            if not library:     # the guess missed a library function: it is there in full
+                return self._compile_with_library(source, variables)
+            raise CelCompileError.from_report(str(err)) from err
+        return CelExprProgram(source, expression, library)
+
+    def _compile_with_library(self, source: str, variables: Sequence[str]) -> CelExprProgram:
+        try:
+            expression = self._env(variables, True).compile(source, disable_check=not TYPE_CHECK)
         except RuntimeError as err:
             raise CelCompileError.from_report(str(err)) from err
-        return CelExprProgram(source, expression)
+        return CelExprProgram(source, expression, True)
 
     def activation(self, values: dict[str, Any]) -> Any:
         # An activation from any env works with programs of every env; it
         # converts the Python values lazily, on first access.
         try:
-            return self._env(()).Activation(values)
+            return self._env((), False).Activation(values)
         except (RuntimeError, TypeError, ValueError) as err:
             raise CelEvalError(f"cannot pass values to CEL: {err}") from err
 
     def serialize(self, program: CelExprProgram) -> bytes | None:
         try:
-            return bytes(program._expression.serialize())
+            body = bytes(program._expression.serialize())
         except (RuntimeError, AttributeError):
             return None
+        return (_LIBRARY if program.library else _CORE) + body
 
     def deserialize(self, source: str, variables: Sequence[str], blob: bytes) -> CelExprProgram | None:
+        library = blob[:1] == _LIBRARY
+        if not library and blob[:1] != _CORE:
+            return None     # written before programs said which environment they need
         try:
-            return CelExprProgram(source, self._env(variables).deserialize(blob))
+            return CelExprProgram(source, self._env(variables, library).deserialize(blob[1:]), library)
         except Exception:  # a stale or corrupt blob must only cost a recompile
             return None
 
