@@ -9,10 +9,8 @@ for rules that point at many places.  ``match`` is an optional precondition.
 from __future__ import annotations
 
 import os
-import pickle
 import re
 import select
-import signal
 import time
 from typing import Any, Callable
 
@@ -64,6 +62,9 @@ def sandbox_available() -> bool:
 def run_bounded(func: Callable[[], Any], seconds: float = CEL_TIME_LIMIT) -> Any:
     """``func()`` in a forked child, stopped after ``seconds``; its exceptions are re-raised
     here as CelRuleError, and its result must pickle."""
+    import pickle  # the sandbox is rare: a one-file run does not pay for these imports
+    import signal
+
     reader, writer = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
@@ -90,6 +91,8 @@ def run_bounded(func: Callable[[], Any], seconds: float = CEL_TIME_LIMIT) -> Any
 
 
 def _child(func: Callable[[], Any], writer: int) -> None:  # pragma: no cover - runs after fork
+    import pickle
+
     try:
         import resource
 

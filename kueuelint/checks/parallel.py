@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import marshal
 import os
-import pickle
 import time
 import traceback
 from dataclasses import dataclass
@@ -255,11 +254,17 @@ def _pack(documents: list) -> bytes:
     try:
         return b"m" + marshal.dumps(documents)
     except ValueError:
+        import pickle
+
         return b"p" + pickle.dumps(documents, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _unpack(blob: bytes) -> list:
-    return marshal.loads(blob[1:]) if blob[:1] == b"m" else pickle.loads(blob[1:])
+    if blob[:1] == b"m":
+        return marshal.loads(blob[1:])
+    import pickle
+
+    return pickle.loads(blob[1:])
 
 
 def _objects_in_order(summaries: list[FileSummary], own: dict, checker, config: Config) -> list:
