@@ -37,6 +37,11 @@ class CelRuleError(Exception):
 # evaluated in a forked child that is killed after CEL_TIME_LIMIT seconds (and may use at most
 # CEL_MEMORY_LIMIT more bytes); every other expression runs in-process, and one that ever takes
 # longer than the limit is sandboxed from then on.
+# ``object.<field>`` not followed by a call; any other use of ``object`` (indexing, a macro,
+# optional selection, passing it to a function, the word in a string) may read all of it.
+_OBJECT_FIELD = re.compile(r"\bobject\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)\b(?!\s*\()")
+_OBJECT = re.compile(r"\bobject\b")
+
 CEL_TIME_LIMIT = 2.0
 CEL_MEMORY_LIMIT = 1 << 30
 _GROWTH = re.compile(r"\bcel\s*\.\s*bind\b|\.\s*(?:replace|format|join|repeat)\s*\(")
@@ -151,6 +156,7 @@ class CelRule:
         self._programs: dict[str, Any] = {}
         sources = " ".join(str(v) for v in _all_sources(self.spec))
         self.needs = {name for name in VARIABLES if name in sources}
+        self.object_fields = object_fields(sources)
         self.bounded = may_grow(sources) and sandbox_available()
         self.stopped: str | None = None
 
@@ -240,10 +246,25 @@ def _all_sources(spec: dict):
         yield validation.get("messageExpression", "")
 
 
-def activation_values(obj: KObject, ctx: RuleContext, needs: set[str]) -> dict[str, Any]:
-    """The variables CEL rules see; only the ones some rule uses are computed."""
+def object_fields(sources: str) -> frozenset[str] | None:
+    """The top-level fields of ``object`` that the expressions read, or None when they may
+    read the whole object.  CEL converts a variable's whole value on first access, and for
+    a rule that looks only at the metadata of a large manifest that was most of its cost."""
+    fields = _OBJECT_FIELD.findall(sources)
+    if len(fields) != len(_OBJECT.findall(sources)):
+        return None
+    return frozenset(fields)
+
+
+def activation_values(obj: KObject, ctx: RuleContext, needs: set[str],
+                      fields: frozenset[str] | None = None) -> dict[str, Any]:
+    """The variables CEL rules see; only the ones some rule uses are computed, and of
+    ``object`` only the top-level ``fields`` when the rules read no others."""
     values: dict[str, Any] = {name: None for name in VARIABLES}
-    values["object"] = obj.data
+    data = obj.data
+    if fields is not None and isinstance(data, dict):
+        data = {key: data[key] for key in fields if key in data}
+    values["object"] = data
     values["kueueVersion"] = {"major": ctx.kueue_version[0], "minor": ctx.kueue_version[1]}
     if needs & {"workloads", "localQueue", "clusterQueue"}:
         workloads = ctx.workloads(obj)

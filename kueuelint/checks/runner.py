@@ -44,6 +44,7 @@ class Checker:
         self._cel_rules: dict[str, object] = {}
         self._engine = None
         self._by_kind: dict[str, list[RuleDef]] = {}
+        self._cel_inputs_by_kind: dict[str, tuple] = {}
         self._rule_ctxs: dict[str, tuple[RuleContext, RuleContext]] = {}
         self.stats: dict[str, int] = {}
         # A bug in kueuelint itself (not in a rule, not in the input): the run goes on with the
@@ -192,11 +193,24 @@ class Checker:
     def _activation(self, obj: KObject, ctx: RuleContext, rules: list[RuleDef]):
         from kueuelint.checks.cel_rules import activation_values
 
-        needs: set[str] = set()
-        for rule in rules:
-            if rule.implementation == "cel":
-                needs |= self._cel_rule(rule).needs
-        return self._engine.activation(activation_values(obj, ctx, needs))
+        needs, fields = self._cel_inputs(obj.key, rules)
+        return self._engine.activation(activation_values(obj, ctx, needs, fields))
+
+    def _cel_inputs(self, kind_key: str, rules: list[RuleDef]) -> tuple[set[str], frozenset | None]:
+        """The variables, and the top-level fields of ``object`` (None: all), that the CEL
+        rules of a kind read; the same for every object of the kind."""
+        known = self._cel_inputs_by_kind.get(kind_key)
+        if known is None:
+            needs: set[str] = set()
+            fields: frozenset | None = frozenset()
+            for rule in rules:
+                if rule.implementation == "cel":
+                    cel_rule = self._cel_rule(rule)
+                    needs |= cel_rule.needs
+                    wanted = cel_rule.object_fields
+                    fields = None if fields is None or wanted is None else fields | wanted
+            known = self._cel_inputs_by_kind[kind_key] = (needs, fields)
+        return known
 
     # --- turning results into findings --------------------------------------------------
 
