@@ -168,9 +168,10 @@ class _Need:
 def _infeasible(workload, target, ctx: RuleContext) -> list[tuple[tuple, str]]:
     queue = target.cluster_queue.name
     found = []
+    placements = [_placement(ps) for ps in workload.pod_sets]   # the same for every group
     for resources, flavors in _groups(target.cluster_queue):
-        needs = [need for ps in workload.pod_sets
-                 if (need := _need(ps, workload, resources, flavors, ctx, target)) is not None]
+        needs = [need for ps, placement in zip(workload.pod_sets, placements)
+                 if (need := _need(ps, placement, workload, resources, flavors, ctx)) is not None]
         single = [_pod_set_problem(ctx, queue, need) for need in needs]
         found += [problem for problem in single if problem is not None]
         if len(needs) > 1 and not any(single):
@@ -195,12 +196,12 @@ def _read_groups(cluster_queue: KObject) -> list[tuple[list[str], list[str]]]:
     return groups
 
 
-def _need(pod_set, workload, resources, flavors, ctx: RuleContext, target) -> _Need | None:
+def _need(pod_set, placement, workload, resources, flavors, ctx: RuleContext) -> _Need | None:
     count = pod_set.count if pod_set.min_count is None else min(pod_set.count, pod_set.min_count)
     per_pod = {r: a for r, a in pod_set.requests.items() if a > 0 and r in resources}
     if PODS in resources:
         per_pod[PODS] = 1   # Kueue charges every pod set `pods = count` (§1.6)
-    allowed = _allowed_flavors(ctx, flavors, pod_set)
+    allowed = _allowed_flavors(ctx, flavors, placement)
     if count <= 0 or not per_pod or not allowed:
         return None   # nothing to place, or no flavor fits its placement (KQ702)
     fallback = workload.queue_name_path or pod_set.template_path
@@ -208,22 +209,24 @@ def _need(pod_set, workload, resources, flavors, ctx: RuleContext, target) -> _N
     return _Need(pod_set, count, per_pod, allowed, paths)
 
 
-def _allowed_flavors(ctx: RuleContext, flavors: list[str], pod_set) -> list[str]:
+def _allowed_flavors(ctx: RuleContext, flavors: list[str], placement) -> list[str]:
     """The flavors Kueue would consider for the pod set; pod sets of the same queue mostly share
     their placement (often none at all), so each answer is kept for the run."""
-    spec = _placement(pod_set)
-    key = (tuple(flavors), repr((spec.node_selector, spec.affinity_terms, spec.tolerations)))
+    spec, text = placement
+    key = (tuple(flavors), text)
     known = ctx.inventory.cache.setdefault("kueuelint.allowed-flavors", {})
     if key not in known:
         known[key] = [name for name in flavors if _placeable(ctx, name, spec)]
     return known[key]
 
 
-def _placement(pod_set):
-    """The pod set's nodeSelector, affinity and tolerations, as the admission model reads them."""
+def _placement(pod_set) -> tuple:
+    """The pod set's nodeSelector, affinity and tolerations as the admission model reads them,
+    and the same as text to compare placements by."""
     from kueuelint.admission.workloads import pod_set_spec
 
-    return pod_set_spec(pod_set.name, pod_set.count, None, {}, pod_set.template)
+    spec = pod_set_spec(pod_set.name, pod_set.count, None, {}, pod_set.template)
+    return spec, repr((spec.node_selector, spec.affinity_terms, spec.tolerations))
 
 
 def _placeable(ctx: RuleContext, flavor_name: str, spec) -> bool:
