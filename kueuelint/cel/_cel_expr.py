@@ -154,21 +154,19 @@ class CelExprEngine:
         return env
 
     def compile(self, source: str, variables: Sequence[str]) -> CelExprProgram:
-        library = needs_library(source)
+        if needs_library(source):
+            return self._compile_in(source, variables, True)
+        try:
+            return self._compile_in(source, variables, False)
+        except CelCompileError:     # the guess missed a library function: it is there in full
+            return self._compile_in(source, variables, True)
+
+    def _compile_in(self, source: str, variables: Sequence[str], library: bool) -> CelExprProgram:
         try:
             expression = self._env(variables, library).compile(source, disable_check=not TYPE_CHECK)
         except RuntimeError as err:
-            if not library:     # the guess missed a library function: it is there in full
-                return self._compile_with_library(source, variables)
             raise CelCompileError.from_report(str(err)) from err
         return CelExprProgram(source, expression, library)
-
-    def _compile_with_library(self, source: str, variables: Sequence[str]) -> CelExprProgram:
-        try:
-            expression = self._env(variables, True).compile(source, disable_check=not TYPE_CHECK)
-        except RuntimeError as err:
-            raise CelCompileError.from_report(str(err)) from err
-        return CelExprProgram(source, expression, True)
 
     def activation(self, values: dict[str, Any]) -> Any:
         # An activation from any env works with programs of every env; it
