@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation, localcontext
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from kueuelint.accounting.quantity import exact_arithmetic, parse_quantity as parse_kubernetes_quantity
 from kueuelint.cel.k8s_values import (
     INT64_MAX,
     INT64_MIN,
@@ -16,23 +17,15 @@ from kueuelint.cel.k8s_values import (
 
 
 def parse_quantity(text: str) -> Decimal:
-    # Imported on first use: few rules call quantity(), and start-up time matters.
-    from kueuelint.accounting.quantity import parse_quantity as parse
-
     try:
-        return parse(text)
+        return parse_kubernetes_quantity(text)
     except (ValueError, ArithmeticError) as err:
         raise LibraryError(str(err)) from err
 
 
-def _exact():
-    # The default 28 digits would round nano-units of exa-sized values.
-    return localcontext(prec=200)
-
-
 def _make_quantity(value: Decimal) -> dict[str, str]:
     # Canonical text makes map equality mean numeric equality.
-    with _exact():
+    with exact_arithmetic():
         canonical = "0" if value.is_zero() else format(value.normalize(), "f")
     return {QUANTITY_KEY: canonical}
 
@@ -76,12 +69,12 @@ def quantity_is_greater_than(left: Any, right: Any) -> bool:
 
 
 def quantity_add(left: Any, right: Any) -> dict[str, str]:
-    with _exact():
+    with exact_arithmetic():
         return _make_quantity(_amount(left) + _amount(right))
 
 
 def quantity_sub(left: Any, right: Any) -> dict[str, str]:
-    with _exact():
+    with exact_arithmetic():
         return _make_quantity(_amount(left) - _amount(right))
 
 
