@@ -9,6 +9,7 @@ import pytest
 from conftest import CORPUS, REPO
 
 from kueuelint import pipeline
+from kueuelint import cores
 from kueuelint.checks import parallel
 from kueuelint.config import Config
 
@@ -86,21 +87,21 @@ def test_run_tables_are_merged_from_every_worker(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("load, jobs", [(0.0, 4), (0.4, 4), (1.6, 2), (3.5, 1), (9.0, 1)])
 def test_default_jobs_leaves_busy_cores_alone_by_load_average(monkeypatch, tmp_path, load, jobs):
-    monkeypatch.setattr(parallel, "_cores", lambda: 4)
-    monkeypatch.setattr(parallel, "PROC_LOADAVG", str(tmp_path / "absent"))   # not Linux
-    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (load, load, load))
-    assert parallel.default_jobs() == jobs
+    monkeypatch.setattr(cores, "_cores", lambda: 4)
+    monkeypatch.setattr(cores, "PROC_LOADAVG", str(tmp_path / "absent"))   # not Linux
+    monkeypatch.setattr(cores.os, "getloadavg", lambda: (load, load, load))
+    assert cores.default_jobs() == jobs
 
 
 @pytest.mark.parametrize("runnable, jobs", [(1, 4), (2, 3), (3, 2), (4, 1), (12, 1)])
 def test_default_jobs_counts_what_runs_now_not_the_last_minute(monkeypatch, tmp_path, runnable, jobs):
-    monkeypatch.setattr(parallel, "_cores", lambda: 4)
+    monkeypatch.setattr(cores, "_cores", lambda: 4)
     proc = tmp_path / "loadavg"
     # a busy last minute (an earlier run, a build step) that has ended must not hold -j down
     proc.write_text(f"3.90 2.10 1.00 {runnable}/321 4242\n")
-    monkeypatch.setattr(parallel, "PROC_LOADAVG", str(proc))
-    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (3.9, 2.1, 1.0))
-    assert parallel.default_jobs() == jobs
+    monkeypatch.setattr(cores, "PROC_LOADAVG", str(proc))
+    monkeypatch.setattr(cores.os, "getloadavg", lambda: (3.9, 2.1, 1.0))
+    assert cores.default_jobs() == jobs
 
 
 def test_documents_cross_processes_intact_with_marshal_or_pickle():

@@ -95,7 +95,7 @@ def _run_checks(args, config, rules):
     from kueuelint import pipeline
     from kueuelint.findings import RunResult
 
-    from kueuelint.checks.parallel import default_jobs
+    from kueuelint.cores import default_jobs
 
     show_progress = not args.no_progress and not args.quiet and sys.stderr.isatty()
     progress = progress_printer(sys.stderr) if show_progress else None
