@@ -55,13 +55,25 @@ class Entry:
 
 
 class Simulator:
-    def __init__(self, state: State, namespaces: dict[str, dict] | None = None) -> None:
+    """Runs the cycles for the ClusterQueues in ``names`` (all of them by default).
+
+    Cohort trees never share quota or victims, so the queues of whole trees may be simulated
+    apart (``partition``); ``ranks`` record where each preemption and warning falls in the
+    order a single simulation of every tree would produce, to merge them back.
+    """
+
+    def __init__(self, state: State, namespaces: dict[str, dict] | None = None,
+                 names: list[str] | None = None) -> None:
         self.state = state
         self.namespaces = namespaces or {}
+        owned = state.queues if names is None else {name: state.queues[name] for name in names}
         self.queues: dict[str, WorkloadQueue] = {
-            name: WorkloadQueue(cq.strategy) for name, cq in state.queues.items()}
+            name: WorkloadQueue(cq.strategy) for name, cq in owned.items()}
+        self._queue_index = {name: index for index, name in enumerate(state.queues)}
         self.outcomes: dict[str, Outcome] = {}
         self.preempted: list[Target] = []
+        self.ranks: list[tuple] = []            # one per ``preempted`` target
+        self.warning_ranks: list[tuple] = []    # one per warning
         self.cycles = 0
         self._clock = 0.0
         self._oracle = oracle(state)
@@ -71,15 +83,18 @@ class Simulator:
         self.warnings: list[str] = []
         # queue -> id of its cohort tree's root: who wakes up when quota is released.
         self._root_ids = {name: id(node.root()) for name, node in state.tree.queues.items()}
+        # Trees whose last cycle changed something; None before the first cycle (all of them).
+        self._active: set[int] | None = None
 
     # --- driving ------------------------------------------------------------------------------
 
     def enqueue(self, workload: Pending) -> None:
         self.queues[workload.cluster_queue].push(workload)
 
-    def run(self, max_cycles: int | None = None) -> int:
-        """Cycles until nothing changes (or ``max_cycles``); returns the number simulated."""
-        limit = max_cycles if max_cycles is not None else self._safety_limit()
+    def run(self, max_cycles: int | None = None, limit: int | None = None) -> int:
+        """Cycles until nothing changes (or ``max_cycles``); returns the number simulated.
+        ``limit`` replaces the safety limit (a partition takes the whole simulation's)."""
+        limit = max_cycles if max_cycles is not None else limit or self.safety_limit()
         effective = 0
         for number in range(1, limit + 1):
             self.cycles = number
@@ -89,7 +104,7 @@ class Simulator:
         self.cycles = max(1, effective)
         return self.cycles
 
-    def _safety_limit(self) -> int:
+    def safety_limit(self) -> int:
         waiting = sum(len(q) + len(q.inadmissible) for q in self.queues.values())
         return 50 + 4 * waiting
 
@@ -100,15 +115,34 @@ class Simulator:
             entries = [self._nominate(wl, self.state.queues[name]) for name, wl in self._heads()]
         finally:
             self.state.frozen = False
-        entries.sort(key=Entry.sort_key)
+        entries.sort(key=self._rank)
         run = _Cycle()
+        processed: dict[int, int] = {}      # root id -> entries of that tree processed so far
         while entries:
             entry = entries.pop(0) if not self.state.fair_sharing else self._fair_next(entries)
+            root = self._root_ids.get(entry.cq.name, 0)
+            processed[root] = processed.get(root, 0) + 1
+            run.rank = self._fair_rank(entry, processed[root]) if self.state.fair_sharing else self._rank(entry)
+            run.root = root
             self._process(entry, run)
         for fr_queue, usage in run.reserved:
             self.state.charge(fr_queue, usage, -1)
         self._release_victims(run)
+        # A tree where nothing changed would repeat this cycle exactly, forever: nothing
+        # outside it can change its usage or its queues, so it is done.
+        self._active = run.changed_roots
         return run.changed
+
+    def _rank(self, entry: Entry) -> tuple:
+        """Kueue's entry order, with the queue's position as the tie-break that the stable
+        sort of the heads (taken in queue order) gives a single simulation."""
+        return entry.sort_key() + (self._queue_index[entry.cq.name],)
+
+    def _fair_rank(self, entry: Entry, number: int) -> tuple:
+        """Fair sharing takes the trees one at a time, by root name (``pick_next``)."""
+        node = self.state.tree.queues.get(entry.cq.name)
+        root = node.root() if node is not None else None
+        return (root is None or root.is_cluster_queue, root.name if root else "", number)
 
     def _fair_next(self, entries: list[Entry]) -> Entry:
         from kueuelint.admission.fairsharing import pick_next
@@ -118,8 +152,10 @@ class Simulator:
         return entry
 
     def _heads(self) -> list[tuple[str, Pending]]:
-        heads = []
+        heads, active = [], self._active
         for name, queue in self.queues.items():
+            if active is not None and self._root_ids.get(name, 0) not in active:
+                continue
             if self.state.queues[name].inactive is None:
                 head = queue.pop()
                 if head is not None:
@@ -170,7 +206,7 @@ class Simulator:
         if assignment is None:
             self._record(wl, Outcome("inadmissible", "Misconfigured", wl.invalid or NAMESPACE_MISMATCH, cq.name))
             queue.requeue_failed(wl, namespace_mismatch=True)
-            run.changed = True
+            run.changed_roots.add(run.root)
         elif assignment.mode == NO_FIT or (assignment.mode < FIT and not entry.targets):
             self._not_fitting(entry, run)
         elif entry.targets:
@@ -180,7 +216,7 @@ class Simulator:
             queue.push(wl)
         else:
             self._admit(entry)
-            run.changed = True
+            run.changed_roots.add(run.root)
 
     def _not_fitting(self, entry: Entry, run: _Cycle) -> None:
         wl, cq, assignment = entry.workload, entry.cq, entry.assignment
@@ -194,7 +230,7 @@ class Simulator:
         for other in bypassed:
             self._record(other, Outcome("pending", outcome.reason, BYPASSED, cq.name))
         if self.queues[cq.name].strategy != "StrictFIFO":
-            run.changed = True
+            run.changed_roots.add(run.root)
 
     def _reservation(self, cq: ClusterQueue, assignment: Assignment) -> dict[FR, int]:
         """Quota a queue that cannot always reclaim keeps from others for this cycle (§4.4)."""
@@ -222,7 +258,7 @@ class Simulator:
             return
         self.state.charge(cq.name, assignment.usage)
         run.reserved.append((cq.name, assignment.usage))
-        run.add_targets(entry.targets)
+        run.add_targets(entry.targets, run.rank)
         message = f"{assignment.message()}. Pending the preemption of {len(entry.targets)} workload(s)"
         self._record(wl, Outcome("preempting", "WaitingForPreemptedWorkloads", message, cq.name,
                                  assignment, list(entry.targets)))
@@ -230,7 +266,7 @@ class Simulator:
             queue.push(wl)      # ordering alone keeps it at the head
         else:
             queue.sticky = wl   # BestEffortFIFO: the preemptor stays head until admitted
-        run.changed = True
+        run.changed_roots.add(run.root)
 
     def _still_fits(self, usage: dict[FR, int], cq: ClusterQueue, freed: dict[FR, dict[str, int]]) -> bool:
         """Does ``usage`` fit with the victims' quota (``freed``: flavor/resource -> queue ->
@@ -262,27 +298,31 @@ class Simulator:
     def _release_victims(self, run: _Cycle) -> None:
         """Victims give back their quota before the next cycle, and are queued again."""
         roots = set()
-        for target in run.targets:
+        for number, (target, rank) in enumerate(zip(run.targets, run.target_ranks)):
             victim = target.workload
             self.state.remove(victim)
             self.preempted.append(target)
+            self.ranks.append((self.cycles, rank, number))
             if victim.cluster_queue in self._root_ids:
                 roots.add(self._root_ids[victim.cluster_queue])
             again = victim.pending or self.requeue_lookup(victim)
-            if again is not None and self._may_requeue(victim.key) and victim.cluster_queue in self.queues:
+            if again is not None and self._may_requeue(victim.key, self.ranks[-1]) \
+                    and victim.cluster_queue in self.queues:
                 text = REASON_TEXT.get(target.reason, target.reason)
                 self._record(again, Outcome(
                     "pending", "Preempted", f"Preempted to accommodate a workload due to {text}",
                     victim.cluster_queue))
                 self.queues[victim.cluster_queue].push(again)
         if roots:
+            run.changed_roots |= roots
             self._wake(roots)
 
-    def _may_requeue(self, key: str) -> bool:
+    def _may_requeue(self, key: str, rank: tuple) -> bool:
         count = self.requeues[key] = self.requeues.get(key, 0) + 1
         if count == MAX_REQUEUES + 1:
             self.warnings.append(f"{key} was preempted {count} times (preemption ping-pong); "
                                  "it is not queued again in this simulation")
+            self.warning_ranks.append(rank)
         return count <= MAX_REQUEUES
 
     def _wake(self, roots: set[int]) -> None:
@@ -312,14 +352,22 @@ class _Cycle:
 
     def __init__(self) -> None:
         self.targets: list[Target] = []
+        self.target_ranks: list[tuple] = []     # the rank of the entry that chose each target
         self.victim_keys: set[str] = set()
         # flavor/resource -> queue -> usage of the victims so far, counted as free by later entries
         self.freed: dict[FR, dict[str, int]] = {}
         self.reserved: list[tuple[str, dict]] = []
-        self.changed = False
+        self.changed_roots: set[int] = set()     # trees (root ids) where something changed
+        self.rank: tuple = ()                   # of the entry being processed
+        self.root = 0                           # its tree
 
-    def add_targets(self, targets: list[Target]) -> None:
+    @property
+    def changed(self) -> bool:
+        return bool(self.changed_roots)
+
+    def add_targets(self, targets: list[Target], rank: tuple) -> None:
         for target in targets:
             self.targets.append(target)
+            self.target_ranks.append(rank)
             self.victim_keys.add(target.workload.key)
         _add_freed(self.freed, targets)
