@@ -7,7 +7,8 @@ who could be preempted, ``preemption`` and ``fairsharing`` for victims); ``repor
 ``text`` render the outcome. Two helpers keep the cycles cheap without changing any decision:
 ``whatif`` answers quota questions about hypothetical removals without touching the tree, and
 ``memo`` reuses answers while the usage of their flavor/resources in their cohort tree is
-unchanged (tests/test_admission_memo.py checks that it is invisible).
+unchanged (tests/test_admission_memo.py checks that it is invisible). ``partition`` simulates
+cohort trees apart, in two processes for large snapshots (tests/test_admission_trees.py).
 
 Deliberately not simulated (reported in the closing notes of issue 5): topology-aware
 scheduling, MultiKueue and admission-check controllers (a check is assumed to stay pending),
@@ -40,8 +41,10 @@ def input_errors(incoming_objects: list, inventory) -> list[str]:
     return errors
 
 
-def admit(snapshot_objects: list, incoming_objects: list, max_cycles: int | None = None):
-    """Simulate admitting ``incoming_objects`` into the snapshot; returns (Result, JSON dict)."""
+def admit(snapshot_objects: list, incoming_objects: list, max_cycles: int | None = None,
+          jobs: int | None = None):
+    """Simulate admitting ``incoming_objects`` into the snapshot; returns (Result, JSON dict).
+    ``jobs``: processes to use for large snapshots (None: the cores not busy)."""
     from kueuelint.admission.report import to_json
     from kueuelint.admission.run import simulate
     from kueuelint.derive import workloads_of
@@ -52,5 +55,5 @@ def admit(snapshot_objects: list, incoming_objects: list, max_cycles: int | None
     if errors:
         raise InputError(errors)
     incoming = [obj for obj in incoming_objects if workloads_of(obj, inventory)]
-    result = simulate(inventory, incoming, max_cycles)
+    result = simulate(inventory, incoming, max_cycles, jobs)
     return result, to_json(result)

@@ -130,6 +130,13 @@ class Admitted:
     evicted: bool = False
     pending: Pending | None = None       # how to requeue it after a preemption
 
+    def __getstate__(self) -> dict:
+        """What crosses to another process: not the pending record (it is only needed to
+        queue the workload again, in the process that preempts it) nor cached keys."""
+        state = {key: value for key, value in self.__dict__.items() if not key.startswith("_")}
+        state["pending"] = None
+        return state
+
     def preemption_rank(self) -> tuple:
         """Kueue's candidate order among workloads of one queue: evicted first, then lower
         priority, most recently admitted, UID. Cached: none of these change while held."""

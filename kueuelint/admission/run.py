@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from kueuelint.admission.build import build_state
 from kueuelint.admission.model import Pending
 from kueuelint.admission.preemption import Target
-from kueuelint.admission.scheduler import Outcome, Simulator
+from kueuelint.admission.partition import schedule
+from kueuelint.admission.scheduler import Outcome
 from kueuelint.admission.state import State
 from kueuelint.admission.workloads import (
     Priorities, admitted_from_workload, conditions, holds_quota, is_pending, pending_from_derived,
@@ -31,10 +32,11 @@ class Result:
     incoming: set[str] = field(default_factory=set)     # keys of the workloads given to admit
 
 
-def simulate(inventory, incoming: list, max_cycles: int | None = None) -> Result:
-    """Simulate Kueue's scheduler on ``inventory``; ``incoming`` are the objects to admit."""
+def simulate(inventory, incoming: list, max_cycles: int | None = None, jobs: int | None = None) -> Result:
+    """Simulate Kueue's scheduler on ``inventory``; ``incoming`` are the objects to admit.
+    ``jobs``: processes to use (None: the idle cores; large runs only, see ``partition``)."""
     with _collector_paused():
-        return _simulate(inventory, incoming, max_cycles)
+        return _simulate(inventory, incoming, max_cycles, jobs)
 
 
 @contextmanager
@@ -54,7 +56,7 @@ def _collector_paused():
             gc.enable()
 
 
-def _simulate(inventory, incoming: list, max_cycles: int | None) -> Result:
+def _simulate(inventory, incoming: list, max_cycles: int | None, jobs: int | None) -> Result:
     state, warnings = build_state(inventory, *_config_flags(inventory))
     _fair_strategies(state, inventory)
     priorities = Priorities(inventory)
@@ -76,18 +78,18 @@ def _simulate(inventory, incoming: list, max_cycles: int | None) -> Result:
     first_incoming = len(pending)
     for obj in incoming:
         pending += _pending_of(obj, inventory, priorities, len(pending))
-    simulator = Simulator(state, _namespace_labels(inventory))
-    simulator.requeue_lookup = lambda held: _requeued(holders.get(held.key), held, inventory, priorities)
+    outcomes: dict[str, Outcome] = {}
+    queued = []
     for workload in pending:
         problem = _resolve_queue(workload, inventory, state)
         if problem is not None:
-            simulator.outcomes[workload.key] = Outcome("inadmissible", problem[0], problem[1],
-                                                       workload.cluster_queue)
+            outcomes[workload.key] = Outcome("inadmissible", problem[0], problem[1], workload.cluster_queue)
         else:
-            simulator.enqueue(workload)
-    cycles = simulator.run(max_cycles)
-    warnings += simulator.warnings
-    return Result(pending, simulator.outcomes, simulator.preempted, cycles, state, warnings,
+            queued.append(workload)
+    done = schedule(state, _namespace_labels(inventory), queued, max_cycles,
+                    lambda held: _requeued(holders.get(held.key), held, inventory, priorities), jobs)
+    outcomes.update(done.outcomes)
+    return Result(pending, outcomes, done.preempted, done.cycles, state, warnings + done.warnings,
                   {wl.key for wl in pending[first_incoming:]})
 
 

@@ -105,8 +105,7 @@ class Simulator:
         return self.cycles
 
     def safety_limit(self) -> int:
-        waiting = sum(len(q) + len(q.inadmissible) for q in self.queues.values())
-        return 50 + 4 * waiting
+        return safety_limit(sum(len(q) + len(q.inadmissible) for q in self.queues.values()))
 
     def cycle(self) -> bool:
         """One scheduling cycle; True when it changed anything."""
@@ -329,6 +328,11 @@ class Simulator:
         for name, queue in self.queues.items():
             if self._root_ids.get(name) in roots:
                 queue.wake_inadmissible()
+
+
+def safety_limit(waiting: int) -> int:
+    """Cycles after which a simulation of ``waiting`` queued workloads stops regardless."""
+    return 50 + 4 * waiting
 
 
 def _freed_with(freed: dict[FR, dict[str, int]], targets: list[Target]) -> dict[FR, dict[str, int]]:

@@ -34,10 +34,14 @@ class State:
     # queue -> flavor/resource -> priority -> usage: bounds what preemption could ever free.
     _by_priority: dict[str, dict[FR, dict[int, int]]] = field(default_factory=dict)
     _potential: dict[tuple[str, FR], int] = field(default_factory=dict)
+    # Queues whose holders were replaced by ``adopt_holders``: indexed again on first use.
+    _unindexed: set[str] = field(default_factory=set)
 
     def add(self, workload: Admitted) -> None:
         """Record a workload holding quota and charge its usage."""
         queue = workload.cluster_queue
+        if self._unindexed:
+            self._reindex(queue)
         self.admitted_by_cq.setdefault(queue, {})[workload.key] = workload
         entry = (workload.preemption_rank(), next(self._counter), workload)
         for fr, amount in workload.usage.items():
@@ -84,6 +88,8 @@ class State:
 
     def remove(self, workload: Admitted) -> None:
         queue = workload.cluster_queue
+        if self._unindexed:
+            self._reindex(queue)
         held = self.admitted_by_cq.get(queue, {})
         if held.pop(workload.key, None) is None:
             return
@@ -111,6 +117,8 @@ class State:
 
     def usage_below(self, queue: str, fr: FR, priority: int | None, inclusive: bool = False) -> int:
         """Usage of ``queue`` held by workloads under ``priority`` (all of it when None)."""
+        if self._unindexed:
+            self._reindex(queue)
         buckets = self._by_priority.get(queue, {}).get(fr, {})
         if priority is None:
             return sum(buckets.values())
@@ -118,6 +126,8 @@ class State:
 
     def holders_using(self, queue: str, frs) -> list[Admitted]:
         """Holders of ``queue`` with a positive usage of any of ``frs``, each once."""
+        if self._unindexed:
+            self._reindex(queue)
         index = self._by_resource.get(queue, {})
         if len(frs) == 1:
             return [entry[2] for entry in index.get(next(iter(frs)), {}).values()]
@@ -128,6 +138,8 @@ class State:
 
     def holders_in_order(self, queue: str, frs):
         """Holders of ``queue`` using any of ``frs``, each once, in ``preemption_rank`` order."""
+        if self._unindexed:
+            self._reindex(queue)
         ranked = self._ranked.get(queue, {})
         lists = [ranked[fr] for fr in frs if ranked.get(fr)]
         if len(lists) == 1:
@@ -151,6 +163,31 @@ class State:
     def charge(self, queue: str, usage: dict, sign: int = 1) -> None:
         """Change usage without recording a holder (trial removals, reservations)."""
         self.tree.add_usage(queue, usage, sign)
+
+    def adopt_holders(self, queues: list[str], removed: list[tuple[str, str]], added: list[Admitted]) -> None:
+        """Take the holders another process reached for ``queues`` (whose tree usage the caller
+        sets): ``removed`` (queue, key) left, ``added`` came. Their indexes are rebuilt only
+        if something reads them again (after a simulation nothing usually does)."""
+        for queue, key in removed:
+            self.admitted_by_cq.get(queue, {}).pop(key, None)
+        for workload in added:
+            self.admitted_by_cq.setdefault(workload.cluster_queue, {})[workload.key] = workload
+        for queue in queues:
+            self._by_resource.pop(queue, None)
+            self._ranked.pop(queue, None)
+            self._by_priority.pop(queue, None)
+        self._unindexed.update(queues)
+
+    def _reindex(self, queue: str) -> None:
+        if queue not in self._unindexed:
+            return
+        self._unindexed.discard(queue)
+        for workload in self.admitted_by_cq.get(queue, {}).values():
+            entry = (workload.preemption_rank(), next(self._counter), workload)
+            for fr, amount in workload.usage.items():
+                if amount > 0:
+                    self._index(queue, fr, workload.key, entry)
+            self._count_priority(workload, 1)
 
     def holders(self, queue: str) -> list[Admitted]:
         return list(self.admitted_by_cq.get(queue, {}).values())

@@ -13,6 +13,7 @@ import json
 import sys
 
 from kueuelint.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
+from kueuelint.cli.common import add_jobs_argument
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,6 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
     parser.add_argument("--show-quota", action="store_true",
                         help="print the quota table per ClusterQueue and cohort after the simulation")
+    add_jobs_argument(parser, "large snapshots: cohort trees are simulated apart")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     from kueuelint.admission import InputError, admit
 
     try:
-        result, data = admit(snapshot, incoming, args.cycles)
+        result, data = admit(snapshot, incoming, args.cycles, args.jobs)
     except InputError as exc:
         for line in exc.errors:
             print(f"kueuelint: error: {line}", file=sys.stderr)

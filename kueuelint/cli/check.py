@@ -13,7 +13,7 @@ import time
 import traceback
 
 from kueuelint.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
-from kueuelint.cli.common import add_config_arguments, load_cli_config
+from kueuelint.cli.common import add_config_arguments, add_jobs_argument, load_cli_config
 from kueuelint.cli.output import open_outputs, progress_printer, want_color
 
 FAIL_ON = ("error", "warning", "info")
@@ -49,8 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sel.add_argument("--no-suppressions", action="store_true",
                      help="ignore every suppression comment and annotation (for admins)")
     inp = parser.add_argument_group("input")
-    inp.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
-                     help="worker processes for large runs (default: the cores not busy right now)")
+    add_jobs_argument(inp, "large runs")
     inp.add_argument("--context", action="append", default=[], metavar="PATH",
                      help="also load PATH for cross-references, without reporting on it")
     inp.add_argument("--crd", action="append", default=[], metavar="PATH",
@@ -139,16 +138,6 @@ def _explain_stats(stats: dict[str, int]) -> None:
     if skipped:
         print(f"kueuelint: {skipped} CRD transition rules (using oldSelf) skipped: they judge updates; "
               "run 'kueuelint diff OLD NEW' to check them", file=sys.stderr)
-
-
-def _jobs(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
 
 
 def write_reports(result, outputs, args) -> None:

@@ -1,4 +1,4 @@
-"""Options shared by commands that read the project configuration."""
+"""Options shared by several commands (the project configuration, -j)."""
 
 from __future__ import annotations
 
@@ -39,3 +39,18 @@ def load_cli_config(args: argparse.Namespace):
     if extend:
         config.select += tuple(c.strip().upper() for c in extend.split(",") if c.strip())
     return config
+
+
+def add_jobs_argument(parser, what: str) -> None:
+    parser.add_argument("-j", "--jobs", type=positive_int, default=None, metavar="N",
+                        help=f"processes for {what} (default: the cores not busy right now)")
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value

@@ -1,0 +1,245 @@
+"""Cohort trees simulated apart, half of them in a forked process when the run is large.
+
+Trees share neither quota nor victims, and every decision about a workload reads its own tree
+only, so two simulators that each own whole trees decide exactly what one simulator of all of
+them does. The scheduler ranks each preemption (and warning) by the place it would have in a
+single simulation; merging sorts by that rank. The child sends back its outcomes and the end
+state of its trees (usage per node and the holders it added or removed). If the child fails,
+this process simulates its half as well: the split only ever saves time.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import select
+import signal
+from dataclasses import dataclass, field
+from typing import Callable
+
+from kueuelint.admission.model import Admitted, Pending
+from kueuelint.admission.preemption import Target
+from kueuelint.admission.scheduler import Outcome, Simulator, safety_limit
+from kueuelint.admission.state import State
+from kueuelint.cores import default_jobs
+
+# Fewer queued workloads than this take about a second or less in one process, where a fork
+# and the exchange of results would eat most of what a second core saves.
+MIN_QUEUED_TO_SPLIT = 2000
+
+
+@dataclass
+class Schedule:
+    """What the cycles decided, for every tree."""
+
+    outcomes: dict[str, Outcome] = field(default_factory=dict)
+    preempted: list[Target] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    cycles: int = 1
+
+
+@dataclass
+class _Half:
+    """A simulator's results with their merge ranks, and the end state of its trees."""
+
+    outcomes: dict[str, Outcome]
+    preempted: list[tuple[tuple, Target]]
+    warnings: list[tuple[tuple, str]]
+    cycles: int
+    queue_usage: dict[str, dict] = field(default_factory=dict)
+    cohort_usage: dict[str, dict] = field(default_factory=dict)
+    removed: list[tuple[str, str]] = field(default_factory=list)    # (queue, key)
+    added: list[Admitted] = field(default_factory=list)
+
+
+def schedule(state: State, namespaces: dict, queued: list[Pending], max_cycles: int | None,
+             requeue_lookup: Callable[[Admitted], Pending | None], jobs: int | None = None) -> Schedule:
+    """Run the cycles for ``queued`` (workloads whose ClusterQueue exists and is active)."""
+    trees = _trees(state, queued)
+    if len(trees) < 2 or not _worth_splitting(queued, jobs):
+        simulator = _simulator(state, namespaces, None, queued, requeue_lookup)
+        simulator.run(max_cycles)
+        return Schedule(simulator.outcomes, simulator.preempted, simulator.warnings, simulator.cycles)
+    limit = safety_limit(len({(wl.cluster_queue, wl.key) for wl in queued}))
+
+    def run_tree(index: int) -> _Half:
+        names, tree_queued = trees[index]
+        return _run_half(state, namespaces, names, tree_queued, requeue_lookup, max_cycles, limit)
+
+    tasks = _TaskPipe.fill(len(trees))
+    child = _Child.start(lambda: _drain(tasks, run_tree)) if tasks is not None else None
+    try:
+        own = _drain(tasks, run_tree) if tasks is not None else []
+    except BaseException:
+        if child is not None:
+            child.stop()
+        raise
+    finally:
+        if tasks is not None:
+            os.close(tasks.reader)
+    others = child.result() if child is not None else None
+    if others is None:      # no child, or it failed: whatever it had taken is done here
+        done = {index for index, _ in own}
+        others = [(index, run_tree(index)) for index in range(len(trees)) if index not in done]
+    else:
+        for index, half in others:
+            _adopt(state, trees[index][0], half)
+    return _merge([half for _, half in own + others])
+
+
+def _worth_splitting(queued: list[Pending], jobs: int | None) -> bool:
+    if len(queued) < MIN_QUEUED_TO_SPLIT or not hasattr(os, "fork"):
+        return False
+    return (jobs if jobs is not None else default_jobs()) > 1
+
+
+def _simulator(state, namespaces, names, queued, requeue_lookup) -> Simulator:
+    simulator = Simulator(state, namespaces, names)
+    simulator.requeue_lookup = requeue_lookup
+    for workload in queued:
+        if names is None or workload.cluster_queue in simulator.queues:
+            simulator.enqueue(workload)
+    return simulator
+
+
+def _trees(state: State, queued: list[Pending]) -> list[tuple[list[str], list[Pending]]]:
+    """(queue names, queued workloads) of each cohort tree with work, most work first; a tree
+    with nothing queued has nothing to decide."""
+    tree_of = {name: id(node.root()) for name, node in state.tree.queues.items()}
+    names: dict[int, list[str]] = {}
+    for name in state.queues:
+        names.setdefault(tree_of.get(name, 0), []).append(name)
+    work: dict[int, list[Pending]] = {}
+    for workload in queued:
+        work.setdefault(tree_of.get(workload.cluster_queue, 0), []).append(workload)
+    order = sorted(work, key=lambda root: (-len(work[root]), names[root][0]))
+    return [(names[root], work[root]) for root in order]
+
+
+def _drain(tasks: _TaskPipe, run_tree: Callable[[int], _Half]) -> list[tuple[int, _Half]]:
+    """Simulate trees taken from ``tasks`` until none is left (the other process takes from
+    the same pipe: a tree that turns out long keeps one process while the other goes on)."""
+    done = []
+    for index in iter(tasks.take, None):
+        done.append((index, run_tree(index)))
+    return done
+
+
+def _run_half(state, namespaces, names, queued, requeue_lookup, max_cycles, limit) -> _Half:
+    simulator = _simulator(state, namespaces, names, queued, requeue_lookup)
+    before = {name: dict(state.admitted_by_cq.get(name, {})) for name in names}
+    simulator.run(max_cycles, limit)
+    half = _Half(simulator.outcomes, list(zip(simulator.ranks, simulator.preempted)),
+                 list(zip(simulator.warning_ranks, simulator.warnings)), simulator.cycles)
+    _record_end_state(state, names, before, half)
+    return half
+
+
+def _record_end_state(state: State, names: list[str], before: dict, half: _Half) -> None:
+    tree = state.tree
+    cohorts = {}
+    for name in names:
+        node = tree.queues.get(name)
+        if node is not None:
+            half.queue_usage[name] = dict(node.usage)
+            for cohort in node.path_to_root():
+                cohorts[cohort.name] = cohort
+        now = state.admitted_by_cq.get(name, {})
+        half.removed += [(name, key) for key, held in before[name].items() if now.get(key) is not held]
+        half.added += [held for key, held in now.items() if before[name].get(key) is not held]
+    half.cohort_usage = {name: dict(node.usage) for name, node in cohorts.items()}
+
+
+def _adopt(state: State, names: list[str], half: _Half) -> None:
+    """Give this process's state the end state the child reached for its trees."""
+    tree = state.tree
+    for name, usage in half.queue_usage.items():
+        tree.queues[name].usage = usage
+    for name, usage in half.cohort_usage.items():
+        tree.cohorts[name].usage = usage
+    state.adopt_holders(names, half.removed, half.added)
+
+
+def _merge(halves: list[_Half]) -> Schedule:
+    outcomes, preempted, warnings = {}, [], []
+    for half in halves:
+        outcomes.update(half.outcomes)
+        preempted += half.preempted
+        warnings += half.warnings
+    preempted.sort(key=lambda pair: pair[0])
+    warnings.sort(key=lambda pair: pair[0])
+    return Schedule(outcomes, [target for _, target in preempted], [text for _, text in warnings],
+                    max(half.cycles for half in halves))
+
+
+class _TaskPipe:
+    """Tree numbers written once into a pipe that both processes read: a read of two bytes
+    from a pipe is atomic, so each tree is taken by exactly one of them."""
+
+    def __init__(self, reader: int) -> None:
+        self.reader = reader
+
+    @classmethod
+    def fill(cls, count: int) -> _TaskPipe | None:
+        data = b"".join(index.to_bytes(2, "big") for index in range(count))
+        if count >= 1 << 16 or len(data) > select.PIPE_BUF * 16:
+            return None         # more than a pipe buffer surely holds: not worth the risk
+        reader, writer = os.pipe()
+        os.write(writer, data)
+        os.close(writer)
+        return cls(reader)
+
+    def take(self) -> int | None:
+        data = os.read(self.reader, 2)
+        return int.from_bytes(data, "big") if len(data) == 2 else None
+
+
+class _Child:
+    """A forked process running one half; ``result`` waits for it (None if it failed)."""
+
+    def __init__(self, pid: int, reader: int) -> None:
+        self.pid, self.reader = pid, reader
+
+    @classmethod
+    def start(cls, work: Callable[[], object]) -> _Child | None:
+        """None when no process could be started (the caller then does the work itself)."""
+        try:
+            reader, writer = os.pipe()
+            pid = os.fork()
+        except OSError:
+            return None
+        if pid == 0:        # pragma: no cover - runs in the child, which never returns
+            os.close(reader)
+            _child_main(work, writer)
+        os.close(writer)
+        return cls(pid, reader)
+
+    def result(self) -> list[tuple[int, _Half]] | None:
+        with os.fdopen(self.reader, "rb") as stream:
+            data = stream.read()
+        os.waitpid(self.pid, 0)
+        try:
+            return pickle.loads(data) if data else None
+        except Exception:    # a child killed halfway leaves a truncated stream
+            return None
+
+    def stop(self) -> None:
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        except OSError:
+            pass
+        os.close(self.reader)
+
+
+def _child_main(work: Callable[[], object], writer: int) -> None:  # pragma: no cover - after fork
+    code = 1
+    try:
+        data = pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
+        with os.fdopen(writer, "wb") as stream:
+            stream.write(data)
+        code = 0
+    except BaseException:
+        pass
+    finally:
+        os._exit(code)
