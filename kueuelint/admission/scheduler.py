@@ -36,6 +36,8 @@ class Outcome:
     reason: str
     message: str
     cluster_queue: str | None = None
+    # The flavors found; kept for admitted and preempting workloads only (what the report
+    # shows), which also keeps the results a forked simulator sends back small.
     assignment: Assignment | None = None
     preempts: list[Target] = field(default_factory=list)
     cycle: int = 0
@@ -211,7 +213,7 @@ class Simulator:
         elif entry.targets:
             self._preempting(entry, run)
         elif not self._still_fits(assignment.usage, cq, run.freed):
-            self._record(wl, Outcome("pending", "WaitingForQuota", NO_LONGER_FITS, cq.name, assignment))
+            self._record(wl, Outcome("pending", "WaitingForQuota", NO_LONGER_FITS, cq.name))
             queue.push(wl)
         else:
             self._admit(entry)
@@ -219,7 +221,7 @@ class Simulator:
 
     def _not_fitting(self, entry: Entry, run: _Cycle) -> None:
         wl, cq, assignment = entry.workload, entry.cq, entry.assignment
-        outcome = Outcome("pending", assignment.reason(), assignment.message(), cq.name, assignment)
+        outcome = Outcome("pending", assignment.reason(), assignment.message(), cq.name)
         self._record(wl, outcome)
         if assignment.mode != NO_FIT and cq.preemption.reclaim != "Any":
             reserved = self._reservation(cq, assignment)
@@ -248,11 +250,11 @@ class Simulator:
         queue = self.queues[cq.name]
         keys = {t.workload.key for t in entry.targets}
         if keys & run.victim_keys:
-            self._record(wl, Outcome("pending", "WaitingForQuota", OVERLAPPING, cq.name, assignment))
+            self._record(wl, Outcome("pending", "WaitingForQuota", OVERLAPPING, cq.name))
             queue.push(wl)
             return
         if not self._still_fits(assignment.usage, cq, _freed_with(run.freed, entry.targets)):
-            self._record(wl, Outcome("pending", "WaitingForQuota", NO_LONGER_FITS, cq.name, assignment))
+            self._record(wl, Outcome("pending", "WaitingForQuota", NO_LONGER_FITS, cq.name))
             queue.push(wl)
             return
         self.state.charge(cq.name, assignment.usage)
