@@ -7,9 +7,10 @@ times, on the same objects:
 
 * ``derive``: the first, cold pass (Workload pod sets and requests derived and cached);
 * ``simulate``: building the quota state from the inventory and running the scheduler to
-  quiescence - the figure the 2 s budget is about.
+  quiescence - the figure the 2 s budget is about. With more than one idle core (or
+  ``--jobs``), the cohort trees are split over two processes as ``kueuelint admit`` does.
 
-Usage: python bench/admit_bench.py [--scale 1] [--scale 2] [--seed 7]
+Usage: python bench/admit_bench.py [--scale 1] [--scale 2] [--seed 7] [--jobs N]
 """
 
 from __future__ import annotations
@@ -118,13 +119,13 @@ def to_objects(dicts: list[dict]):
     return [identify(Document(source, index, data)) for index, data in enumerate(dicts)]
 
 
-def measure(scale: float, seed: int) -> dict:
+def measure(scale: float, seed: int, jobs: int | None = None) -> dict:
     objects = to_objects(generate(scale, seed))
     inventory = Inventory(objects)
     started = time.perf_counter()
-    simulate(inventory, [], max_cycles=1)          # cold: derives and caches every pod set
+    simulate(inventory, [], max_cycles=1, jobs=1)  # cold: derives and caches every pod set
     derived = time.perf_counter()
-    result = simulate(inventory, [])
+    result = simulate(inventory, [], jobs=jobs)
     finished = time.perf_counter()
     outcomes = [o.result for o in result.outcomes.values()]
     return {"scale": scale, "derive_s": derived - started, "simulate_s": finished - derived,
@@ -137,8 +138,12 @@ def main() -> None:
     parser.add_argument("--scale", type=float, action="append",
                         help="multiply every count, e.g. 0.1 or 2 (repeatable; default 1 and 2)")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--jobs", type=int, help="processes for the simulation (default: as admit: the idle cores)")
     args = parser.parse_args()
-    rows = [measure(scale, args.seed) for scale in args.scale or [1, 2]]
+    from kueuelint.cores import default_jobs
+
+    print(f"jobs: {args.jobs or default_jobs()}{'' if args.jobs else ' (idle cores now)'}")
+    rows = [measure(scale, args.seed, args.jobs) for scale in args.scale or [1, 2]]
     for row in rows:
         print(f"scale {row['scale']:g}: derive {row['derive_s']:.2f}s, simulate {row['simulate_s']:.2f}s, "
               f"{row['cycles']} cycles, {row['admitted']} admitted, {row['pending']} pending, "

@@ -48,7 +48,8 @@ class Attempt:
     deferred: list[tuple[str, FR, int]] = field(default_factory=list)   # oracle still to run
 
     def copy(self) -> Attempt:
-        return Attempt(self.flavor, self.mode, self.borrow, list(self.reasons), self.kind,
+        """For completing a shared attempt with the oracle; its reasons are only ever read."""
+        return Attempt(self.flavor, self.mode, self.borrow, self.reasons, self.kind,
                        dict(self.resource_modes), list(self.deferred))
 
 
@@ -211,10 +212,10 @@ class FlavorAssigner:
             return self._quota_attempt(name, wanted, assigned)
         # Memoised while usage of the flavor's resources is unchanged in the cohort tree: heads
         # of many cycles ask about the same amounts.
-        resources = sorted(wanted)
-        frs = [(name, resource) for resource in resources]
-        amounts = [(r, wanted[r], assigned.get(fr, 0)) for r, fr in zip(resources, frs)]
-        key = ("attempt", self.cq.name, name, tuple(amounts), self.oracle is None)
+        requested = tuple(sorted(wanted.items()))
+        frs = _flavor_resources(name, requested)
+        earlier = tuple([assigned.get(fr, 0) for fr in frs]) if assigned else ()
+        key = ("attempt", self.cq.name, name, requested, earlier, self.oracle is None)
         found = self.state.memo.get(key, self._root, frs)
         if found is None:
             found = self._quota_attempt(name, wanted, assigned)
@@ -276,6 +277,13 @@ class FlavorAssigner:
         if preemption.borrow_policy not in ("", "Never"):
             return True
         return self.state.fair_sharing and preemption.reclaim != "Never"
+
+
+@lru_cache(maxsize=4096)
+def _flavor_resources(flavor: str, requested: tuple) -> tuple[FR, ...]:
+    """The flavor/resources of one flavor for sorted (resource, amount) pairs; the few
+    combinations recur in every cycle."""
+    return tuple([(flavor, resource) for resource, _ in requested])
 
 
 def _mismatch(flavor, pod_set: PodSetSpec, name: str) -> str | None:

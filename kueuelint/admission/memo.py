@@ -44,4 +44,6 @@ class UsageMemo:
             return 0
         if len(frs) == 1:
             return versions.get(frs[0], 0)
+        if len(frs) == 2:       # a flavor's cpu and memory: most answers
+            return versions.get(frs[0], 0), versions.get(frs[1], 0)
         return tuple([versions.get(fr, 0) for fr in frs])
