@@ -127,3 +127,35 @@ def test_fair_sharing_respects_limits_too(case):
     for root in {id(n.root()): n.root() for n in state.tree.queues.values()}.values():
         for fr, used in root.usage.items():
             assert used <= root.subtree.get(fr, 0)
+
+
+holder_spec = st.tuples(st.integers(0, 3), st.integers(0, 5), st.sampled_from(FLAVORS), st.integers(0, 4),
+                        st.integers(0, 3), st.booleans())
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(holder_spec, max_size=25))
+def test_adding_the_snapshot_holders_at_once_equals_adding_them_one_by_one(holders):
+    """``add_all`` groups the holders by queue and sorts once; the indexes, usage and holder
+    order must be what one ``add`` each gives, duplicate keys included (the later one wins)."""
+    from kueuelint.admission.model import Admitted
+
+    def made():
+        return [Admitted(f"ns/w{name}", f"q{queue}", priority, {(flavor, "cpu"): cpu}, float(name % 3),
+                         uid=f"u{name}", evicted=evicted)
+                for queue, name, flavor, cpu, priority, evicted in holders]
+
+    queues = [("c1", [ResourceQuota(4), ResourceQuota(4)], "Never", "Never")] * 4
+    at_once, one_by_one = build(queues), build(queues)
+    at_once.add_all(made())
+    for workload in made():
+        one_by_one.add(workload)
+    for queue in at_once.queues:
+        assert list(at_once.admitted_by_cq.get(queue, {})) == list(one_by_one.admitted_by_cq.get(queue, {}))
+        for flavor in FLAVORS:
+            fr = (flavor, "cpu")
+            assert [w.key for w in at_once.holders_in_order(queue, [fr])] == \
+                [w.key for w in one_by_one.holders_in_order(queue, [fr])]
+            assert at_once.usage_below(queue, fr, None) == one_by_one.usage_below(queue, fr, None)
+            assert at_once.tree.usage(queue, fr) == one_by_one.tree.usage(queue, fr)
+    assert at_once.tree.cohorts["c1"].usage == one_by_one.tree.cohorts["c1"].usage

@@ -13,7 +13,7 @@ from kueuelint.admission.partition import schedule
 from kueuelint.admission.scheduler import Outcome
 from kueuelint.admission.state import State
 from kueuelint.admission.workloads import (
-    Priorities, admitted_from_workload, conditions, holds_quota, is_pending, pending_from_derived,
+    HOLDS, WAITS, Priorities, admitted_from_workload, conditions, pending_from_derived, quota_state,
 )
 
 WORKLOAD_KEY = "kueue.x-k8s.io/Workload"
@@ -67,12 +67,13 @@ def _simulate(inventory, incoming: list, max_cycles: int | None, jobs: int | Non
         if id(obj) in incoming_ids:
             continue
         known = conditions(obj)
-        if holds_quota(obj, known):
+        state_now = quota_state(obj, known)
+        if state_now == HOLDS:
             held = admitted_from_workload(obj, priorities, known)
             if held is not None:
                 holders[held.key] = obj
                 held_now.append(held)
-        elif is_pending(obj, known):
+        elif state_now == WAITS:
             pending += _pending_of(obj, inventory, priorities, len(pending))
     state.add_all(held_now)
     first_incoming = len(pending)
