@@ -1,11 +1,11 @@
-"""Cohort trees simulated apart, half of them in a forked process when the run is large.
+"""Cohort trees simulated apart, shared with a forked process when the run is large.
 
 Trees share neither quota nor victims, and every decision about a workload reads its own tree
 only, so two simulators that each own whole trees decide exactly what one simulator of all of
 them does. The scheduler ranks each preemption (and warning) by the place it would have in a
 single simulation; merging sorts by that rank. The child sends back its outcomes and the end
 state of its trees (usage per node and the holders it added or removed). If the child fails,
-this process simulates its half as well: the split only ever saves time.
+this process simulates the trees it did not deliver: the split only ever saves time.
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ class Schedule:
 
 
 @dataclass
-class _Half:
-    """A simulator's results with their merge ranks, and the end state of its trees."""
+class _TreeResult:
+    """One cohort tree's results with their merge ranks, and the tree's end state."""
 
     outcomes: dict[str, Outcome]
     preempted: list[tuple[tuple, Target]]
@@ -62,9 +62,9 @@ def schedule(state: State, namespaces: dict, queued: list[Pending], max_cycles: 
         return Schedule(simulator.outcomes, simulator.preempted, simulator.warnings, simulator.cycles)
     limit = safety_limit(len({(wl.cluster_queue, wl.key) for wl in queued}))
 
-    def run_tree(index: int) -> _Half:
+    def run_tree(index: int) -> _TreeResult:
         names, tree_queued = trees[index]
-        return _run_half(state, namespaces, names, tree_queued, requeue_lookup, max_cycles, limit)
+        return _simulate_tree(state, namespaces, names, tree_queued, requeue_lookup, max_cycles, limit)
 
     tasks = _TaskPipe.fill(len(trees))
     child = _Child.start(lambda: _drain(tasks, run_tree)) if tasks is not None else None
@@ -82,9 +82,9 @@ def schedule(state: State, namespaces: dict, queued: list[Pending], max_cycles: 
         done = {index for index, _ in own}
         others = [(index, run_tree(index)) for index in range(len(trees)) if index not in done]
     else:
-        for index, half in others:
-            _adopt(state, trees[index][0], half)
-    return _merge([half for _, half in own + others])
+        for index, result in others:
+            _adopt(state, trees[index][0], result)
+    return _merge([result for _, result in own + others])
 
 
 def _worth_splitting(queued: list[Pending], jobs: int | None) -> bool:
@@ -116,7 +116,7 @@ def _trees(state: State, queued: list[Pending]) -> list[tuple[list[str], list[Pe
     return [(names[root], work[root]) for root in order]
 
 
-def _drain(tasks: _TaskPipe, run_tree: Callable[[int], _Half]) -> list[tuple[int, _Half]]:
+def _drain(tasks: _TaskPipe, run_tree: Callable[[int], _TreeResult]) -> list[tuple[int, _TreeResult]]:
     """Simulate trees taken from ``tasks`` until none is left (the other process takes from
     the same pipe: a tree that turns out long keeps one process while the other goes on)."""
     done = []
@@ -125,51 +125,51 @@ def _drain(tasks: _TaskPipe, run_tree: Callable[[int], _Half]) -> list[tuple[int
     return done
 
 
-def _run_half(state, namespaces, names, queued, requeue_lookup, max_cycles, limit) -> _Half:
+def _simulate_tree(state, namespaces, names, queued, requeue_lookup, max_cycles, limit) -> _TreeResult:
     simulator = _simulator(state, namespaces, names, queued, requeue_lookup)
     before = {name: dict(state.admitted_by_cq.get(name, {})) for name in names}
     simulator.run(max_cycles, limit)
-    half = _Half(simulator.outcomes, list(zip(simulator.ranks, simulator.preempted)),
+    result = _TreeResult(simulator.outcomes, list(zip(simulator.ranks, simulator.preempted)),
                  list(zip(simulator.warning_ranks, simulator.warnings)), simulator.cycles)
-    _record_end_state(state, names, before, half)
-    return half
+    _record_end_state(state, names, before, result)
+    return result
 
 
-def _record_end_state(state: State, names: list[str], before: dict, half: _Half) -> None:
+def _record_end_state(state: State, names: list[str], before: dict, result: _TreeResult) -> None:
     tree = state.tree
     cohorts = {}
     for name in names:
         node = tree.queues.get(name)
         if node is not None:
-            half.queue_usage[name] = dict(node.usage)
+            result.queue_usage[name] = dict(node.usage)
             for cohort in node.path_to_root():
                 cohorts[cohort.name] = cohort
         now = state.admitted_by_cq.get(name, {})
-        half.removed += [(name, key) for key, held in before[name].items() if now.get(key) is not held]
-        half.added += [held for key, held in now.items() if before[name].get(key) is not held]
-    half.cohort_usage = {name: dict(node.usage) for name, node in cohorts.items()}
+        result.removed += [(name, key) for key, held in before[name].items() if now.get(key) is not held]
+        result.added += [held for key, held in now.items() if before[name].get(key) is not held]
+    result.cohort_usage = {name: dict(node.usage) for name, node in cohorts.items()}
 
 
-def _adopt(state: State, names: list[str], half: _Half) -> None:
+def _adopt(state: State, names: list[str], result: _TreeResult) -> None:
     """Give this process's state the end state the child reached for its trees."""
     tree = state.tree
-    for name, usage in half.queue_usage.items():
+    for name, usage in result.queue_usage.items():
         tree.queues[name].usage = usage
-    for name, usage in half.cohort_usage.items():
+    for name, usage in result.cohort_usage.items():
         tree.cohorts[name].usage = usage
-    state.adopt_holders(names, half.removed, half.added)
+    state.adopt_holders(names, result.removed, result.added)
 
 
-def _merge(halves: list[_Half]) -> Schedule:
+def _merge(results: list[_TreeResult]) -> Schedule:
     outcomes, preempted, warnings = {}, [], []
-    for half in halves:
-        outcomes.update(half.outcomes)
-        preempted += half.preempted
-        warnings += half.warnings
+    for result in results:
+        outcomes.update(result.outcomes)
+        preempted += result.preempted
+        warnings += result.warnings
     preempted.sort(key=lambda pair: pair[0])
     warnings.sort(key=lambda pair: pair[0])
     return Schedule(outcomes, [target for _, target in preempted], [text for _, text in warnings],
-                    max(half.cycles for half in halves))
+                    max(result.cycles for result in results))
 
 
 class _TaskPipe:
@@ -195,7 +195,7 @@ class _TaskPipe:
 
 
 class _Child:
-    """A forked process running one half; ``result`` waits for it (None if it failed)."""
+    """A forked process simulating trees; ``result`` waits for them (None if it failed)."""
 
     def __init__(self, pid: int, reader: int) -> None:
         self.pid, self.reader = pid, reader
@@ -214,7 +214,7 @@ class _Child:
         os.close(writer)
         return cls(pid, reader)
 
-    def result(self) -> list[tuple[int, _Half]] | None:
+    def result(self) -> list[tuple[int, _TreeResult]] | None:
         with os.fdopen(self.reader, "rb") as stream:
             data = stream.read()
         os.waitpid(self.pid, 0)

@@ -43,12 +43,15 @@ class State:
         if self._unindexed:
             self._reindex(queue)
         self.admitted_by_cq.setdefault(queue, {})[workload.key] = workload
+        self._index_holder(queue, workload)
+        self._usage_changed(workload, 1)
+
+    def _index_holder(self, queue: str, workload: Admitted) -> None:
         entry = (workload.preemption_rank(), next(self._counter), workload)
         for fr, amount in workload.usage.items():
             if amount > 0:
                 self._index(queue, fr, workload.key, entry)
         self._count_priority(workload, 1)
-        self._usage_changed(workload, 1)
 
     def _usage_changed(self, workload: Admitted, sign: int) -> None:
         node = self.tree.queues.get(workload.cluster_queue)
@@ -198,11 +201,7 @@ class State:
             return
         self._unindexed.discard(queue)
         for workload in self.admitted_by_cq.get(queue, {}).values():
-            entry = (workload.preemption_rank(), next(self._counter), workload)
-            for fr, amount in workload.usage.items():
-                if amount > 0:
-                    self._index(queue, fr, workload.key, entry)
-            self._count_priority(workload, 1)
+            self._index_holder(queue, workload)
 
     def holders(self, queue: str) -> list[Admitted]:
         return list(self.admitted_by_cq.get(queue, {}).values())
