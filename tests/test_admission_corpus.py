@@ -133,6 +133,23 @@ def test_bad_input_is_a_one_line_error(tmp_path, capsys):
     assert len(err.strip().splitlines()) == 1
 
 
+def test_snapshot_over_the_size_limit_can_be_read_with_a_configured_limit(tmp_path, capsys):
+    """A large cluster's `kubectl get` dump can pass the default size limit; the message says
+    to raise max-file-bytes, and admit reads it from the configuration."""
+    with open(SINGLE, encoding="utf-8") as handle:
+        setup = handle.read()
+    big = tmp_path / "snapshot.yaml"
+    big.write_text(setup + "\n# padding\n" + "#" * 2000 + "\n")
+    job = os.path.join(EXAMPLES, "jobs", "sample-job.yaml")
+    (tmp_path / "small.yaml").write_text("max-file-bytes: 1000\n")
+    code = main(["admit", job, "--snapshot", str(big), "--config", str(tmp_path / "small.yaml")])
+    err = capsys.readouterr().err
+    assert code == 2 and "over the limit of 1,000" in err and "max-file-bytes" in err
+    (tmp_path / "large.yaml").write_text(f"max-file-bytes: {big.stat().st_size}\n")
+    code, data = admit(job, "--snapshot", str(big), "--config", str(tmp_path / "large.yaml"))
+    assert code == 0 and data["workloads"][0]["result"] == "admitted"
+
+
 def test_unreadable_quantity_in_a_job_is_a_located_error(tmp_path, capsys):
     job = ("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, namespace: default, labels: "
            "{kueue.x-k8s.io/queue-name: user-queue}}\nspec:\n  template:\n    spec:\n      containers:\n"

@@ -13,7 +13,7 @@ import json
 import sys
 
 from kueuelint.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
-from kueuelint.cli.common import add_jobs_argument
+from kueuelint.cli.common import add_config_file_argument, add_jobs_argument, load_cli_config
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,6 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--show-quota", action="store_true",
                         help="print the quota table per ClusterQueue and cohort after the simulation")
     add_jobs_argument(parser, "large snapshots: cohort trees are simulated apart")
+    add_config_file_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -34,8 +35,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--cycles must be at least 1")
     if not args.paths and not args.snapshot:
         raise UsageError("nothing to admit; give workload manifests and --snapshot PATH")
-    snapshot, errors = load_objects(args.snapshot, is_context=True)
-    incoming, more = load_objects(args.paths)
+    limits = load_cli_config(args).limits     # a large cluster's snapshot may need max-file-bytes
+    snapshot, errors = load_objects(args.snapshot, limits, is_context=True)
+    incoming, more = load_objects(args.paths, limits)
     errors += more
     if errors:
         for line in errors:
@@ -60,18 +62,17 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK if admitted else EXIT_FINDINGS
 
 
-def load_objects(paths: list[str], is_context: bool = False) -> tuple[list, list[str]]:
+def load_objects(paths: list[str], limits, is_context: bool = False) -> tuple[list, list[str]]:
     """Objects of ``paths`` in input order, and one-line errors (``file:line:col: message``)."""
     from kueuelint.identify.objects import identify
     from kueuelint.checks.runner import shape_detector
     from kueuelint.load.discover import expand, read_target
-    from kueuelint.load.limits import Limits
 
     targets, problems = expand(paths)
     errors = [f"{p.path}: {p.message}" for p in problems]
     objects = []
     for target in targets:
-        loaded = read_target(target, Limits(), is_context=is_context)
+        loaded = read_target(target, limits, is_context=is_context)
         errors += [f"{p.path}:{p.line}:{p.column}: {p.message}" for p in loaded.problems]
         for document in loaded.documents:
             obj = identify(document, shape_detector=shape_detector())

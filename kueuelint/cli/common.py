@@ -9,13 +9,17 @@ from kueuelint.cli import UsageError
 
 def add_config_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("configuration")
-    group.add_argument("--config", metavar="FILE",
-                       help="pyproject.toml or .kueuelint.yaml to use (default: nearest up the tree)")
+    add_config_file_argument(group)
     group.add_argument("--kueue-version", metavar="X.Y", help="Kueue version to check against (default: latest)")
     group.add_argument("--cel-engine", choices=("auto", "cel-expr-python", "cel-python"),
                        help="CEL engine for CEL rules (default: cel-expr-python when installed)")
     group.add_argument("--require-complete", action="store_true",
                        help="treat the inputs as the complete set of objects: report every missing reference")
+
+
+def add_config_file_argument(parser) -> None:
+    parser.add_argument("--config", metavar="FILE",
+                        help="pyproject.toml or .kueuelint.yaml to use (default: nearest up the tree)")
 
 
 def load_cli_config(args: argparse.Namespace):

@@ -163,7 +163,8 @@ def parse_text(source: SourceFile, limits: Limits) -> LoadedFile:
     nodes = _node_estimate(source.text, limits.max_file_nodes)
     if nodes:
         loaded.problems.append(LoadProblem("node-limit", f"about {nodes:,} YAML nodes, over the limit of "
-                                           f"{limits.max_file_nodes:,} per file; not read", source.path))
+                                           f"{limits.max_file_nodes:,} per file; not read "
+                                           "(set max-file-nodes to raise it)", source.path))
         return loaded
     too_deep = _block_indent_over(source.text)
     if too_deep:
@@ -192,7 +193,8 @@ def _compose_all(loaded: LoadedFile, limits: Limits) -> None:
             if index > limits.max_documents:
                 loaded.problems.append(LoadProblem(
                     "document-limit", f"more than {limits.max_documents:,} documents in one file; "
-                    "the rest were not read", source.path, root.start_mark.line + 1, 1))
+                    "the rest were not read (set max-documents to raise the limit)",
+                    source.path, root.start_mark.line + 1, 1))
                 break
             _add_document(loaded, root, index - 1, limits, track_aliases)
     except yaml.MarkedYAMLError as exc:

@@ -41,7 +41,8 @@ class NodeProblem:
 
 class AliasLimitExceeded(Exception):
     def __init__(self, node: Node, limit: int):
-        super().__init__(f"document has more than {limit:,} nodes (counting what its aliases expand to)")
+        super().__init__(f"document has more than {limit:,} nodes (counting what its aliases expand to; "
+                         "set max-nodes to raise the limit)")
         self.node = node
 
 
