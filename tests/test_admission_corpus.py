@@ -150,6 +150,18 @@ def test_snapshot_over_the_size_limit_can_be_read_with_a_configured_limit(tmp_pa
     assert code == 0 and data["workloads"][0]["result"] == "admitted"
 
 
+def test_kubectl_json_snapshot_gives_what_the_yaml_snapshot_gives(tmp_path):
+    with open(SINGLE, encoding="utf-8") as handle:
+        objects = [doc for doc in yaml.safe_load_all(handle) if doc]
+    as_list = {"apiVersion": "v1", "kind": "List", "items": objects, "metadata": {"resourceVersion": ""}}
+    (tmp_path / "snapshot.json").write_text(json.dumps(as_list, indent=4))
+    (tmp_path / "snapshot.yaml").write_text(yaml.safe_dump(as_list))
+    job = os.path.join(EXAMPLES, "jobs", "sample-job.yaml")
+    from_json = admit(job, "--snapshot", str(tmp_path / "snapshot.json"))
+    from_yaml = admit(job, "--snapshot", str(tmp_path / "snapshot.yaml"))
+    assert from_json == from_yaml and from_json[1]["workloads"][0]["result"] == "admitted"
+
+
 def test_unreadable_quantity_in_a_job_is_a_located_error(tmp_path, capsys):
     job = ("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, namespace: default, labels: "
            "{kueue.x-k8s.io/queue-name: user-queue}}\nspec:\n  template:\n    spec:\n      containers:\n"
