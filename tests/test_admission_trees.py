@@ -133,3 +133,98 @@ def test_small_runs_and_one_job_stay_in_one_process(monkeypatch):
     _split_always(monkeypatch)
     _simulate(objects, jobs=1)
     assert started == []
+
+
+# --- progress -----------------------------------------------------------------------------------
+
+def test_progress_tells_each_phase_and_changes_nothing(monkeypatch):
+    objects = _bench_generator()(0.1, 1)
+    quiet = to_json(_simulate(objects, jobs=1))
+    lines: list[str] = []
+    told = simulate(Inventory(_objects(objects)), [], None, 1, lines.append)
+    assert to_json(told) == quiet
+    assert lines[0].startswith("reading Workloads: 0/")
+    cycles = [line for line in lines if "cycle" in line]
+    assert cycles[:2] == ["simulating: cycle 1", "simulating: cycle 2"]
+    assert len(cycles) == told.cycles + 1       # and the cycle that found nothing left to change
+
+
+def test_progress_of_two_processes_comes_from_this_one_only(tmp_path, monkeypatch):
+    """The child's lines would garble the one status line; they are recorded with the pid of
+    the process that told them, in a file both processes append to."""
+    objects = _bench_generator()(0.1, 1)
+    quiet = to_json(_simulate(objects, jobs=2))
+    _split_always(monkeypatch)
+    record = tmp_path / "told.txt"
+
+    def tell(text: str) -> None:
+        with open(record, "a", encoding="utf-8") as handle:
+            handle.write(f"{os.getpid()} {text}\n")
+
+    assert to_json(simulate(Inventory(_objects(objects)), [], None, 2, tell)) == quiet
+    told = [line.split(" ", 1) for line in record.read_text().splitlines()]
+    assert {pid for pid, _ in told} == {str(os.getpid())}
+    assert any(text.startswith("simulating in two processes: cohort tree ") for _, text in told)
+
+
+def _stderr_on_a_terminal(*argv: str) -> tuple[int, str]:
+    """Run ``kueuelint`` with stderr on a pseudo-terminal; (exit code, what it drew there)."""
+    import pty
+    import subprocess
+    import sys
+
+    leader, follower = pty.openpty()
+    try:
+        proc = subprocess.run([sys.executable, "-m", "kueuelint", *argv], stdout=subprocess.DEVNULL,
+                              stderr=follower, check=False, timeout=120)
+    finally:
+        os.close(follower)
+    drawn = b""
+    try:
+        while chunk := os.read(leader, 65536):
+            drawn += chunk
+    except OSError:         # the terminal is closed once everything was read
+        pass
+    os.close(leader)
+    return proc.returncode, drawn.decode()
+
+
+def test_admit_draws_a_status_line_on_a_terminal_for_a_large_snapshot(tmp_path):
+    import yaml
+
+    snapshot = tmp_path / "snapshot.yaml"
+    snapshot.write_text(yaml.safe_dump_all(_bench_generator()(0.05, 1)))
+    assert snapshot.stat().st_size > 2_000_000
+    code, drawn = _stderr_on_a_terminal("admit", "--snapshot", str(snapshot), "--format", "json")
+    assert code in (0, 1)
+    assert f"\r\x1b[Kreading {snapshot}" in drawn and "\r\x1b[Ksimulating" in drawn
+    assert drawn.endswith("\r\x1b[K")           # cleared before the report
+    code, drawn = _stderr_on_a_terminal("admit", "--snapshot", str(snapshot), "--no-progress")
+    assert code in (0, 1) and drawn == ""
+    small = tmp_path / "small.yaml"             # read and simulated in an instant: no flicker
+    small.write_text(yaml.safe_dump_all(_bench_generator()(0.002, 1)))
+    code, drawn = _stderr_on_a_terminal("admit", "--snapshot", str(small))
+    assert code in (0, 1) and drawn == ""
+
+
+def test_status_and_progress_lines_are_throttled_and_cleared():
+    import io
+
+    from kueuelint.cli.output import progress_printer, status_printer
+
+    stream = io.StringIO()
+    show = status_printer(stream, interval=3600)
+    show(None)                                  # nothing drawn: nothing to clear
+    show("reading a.yaml")
+    show("reading b.yaml")                      # within the interval: skipped
+    show("done", force=True)
+    show(None)
+    assert stream.getvalue() == "\r\x1b[Kreading a.yaml\r\x1b[Kdone\r\x1b[K"
+    stream = io.StringIO()
+    progress = progress_printer(stream, min_files=3, interval=3600)
+    progress(1, 2)                              # too few files to bother
+    progress(1, 3)
+    progress(2, 3)
+    progress(3, 3)                              # the last count is always drawn
+    progress(0, 0)
+    assert stream.getvalue() == "\r\x1b[Kchecking 1/3 files\r\x1b[Kchecking 3/3 files\r\x1b[K"

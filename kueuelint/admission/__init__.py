@@ -42,9 +42,10 @@ def input_errors(incoming_objects: list, inventory) -> list[str]:
 
 
 def admit(snapshot_objects: list, incoming_objects: list, max_cycles: int | None = None,
-          jobs: int | None = None):
+          jobs: int | None = None, progress=None):
     """Simulate admitting ``incoming_objects`` into the snapshot; returns (Result, JSON dict).
-    ``jobs``: processes to use for large snapshots (None: the cores not busy)."""
+    ``jobs``: processes to use for large snapshots (None: the cores not busy); ``progress``:
+    called with a line saying what is being done."""
     from kueuelint.admission.report import to_json
     from kueuelint.admission.run import simulate
     from kueuelint.derive import workloads_of
@@ -55,5 +56,5 @@ def admit(snapshot_objects: list, incoming_objects: list, max_cycles: int | None
     if errors:
         raise InputError(errors)
     incoming = [obj for obj in incoming_objects if workloads_of(obj, inventory)]
-    result = simulate(inventory, incoming, max_cycles, jobs)
+    result = simulate(inventory, incoming, max_cycles, jobs, progress)
     return result, to_json(result)

@@ -53,23 +53,33 @@ class _TreeResult:
 
 
 def schedule(state: State, namespaces: dict, queued: list[Pending], max_cycles: int | None,
-             requeue_lookup: Callable[[Admitted], Pending | None], jobs: int | None = None) -> Schedule:
-    """Run the cycles for ``queued`` (workloads whose ClusterQueue exists and is active)."""
+             requeue_lookup: Callable[[Admitted], Pending | None], jobs: int | None = None,
+             progress: Callable[[str], None] | None = None) -> Schedule:
+    """Run the cycles for ``queued`` (workloads whose ClusterQueue exists and is active);
+    ``progress`` is told the cycles of this process (never the child's: one terminal line)."""
     trees = _trees(state, queued)
     if len(trees) < 2 or not _worth_splitting(queued, jobs):
         simulator = _simulator(state, namespaces, None, queued, requeue_lookup)
+        if progress is not None:
+            simulator.on_cycle = lambda number: progress(f"simulating: cycle {number}")
         simulator.run(max_cycles)
         return Schedule(simulator.outcomes, simulator.preempted, simulator.warnings, simulator.cycles)
     limit = safety_limit(len({(wl.cluster_queue, wl.key) for wl in queued}))
 
-    def run_tree(index: int) -> _TreeResult:
+    def run_tree(index: int, told: Callable[[str], None] | None = None) -> _TreeResult:
         names, tree_queued = trees[index]
-        return _simulate_tree(state, namespaces, names, tree_queued, requeue_lookup, max_cycles, limit)
+        on_cycle = None if told is None else (
+            lambda number: told(f"simulating in two processes: cohort tree {index + 1} of {len(trees)}, "
+                                f"cycle {number}"))
+        return _simulate_tree(state, namespaces, names, tree_queued, requeue_lookup, max_cycles, limit, on_cycle)
+
+    def run_tree_here(index: int) -> _TreeResult:
+        return run_tree(index, progress)
 
     tasks = _TaskPipe.fill(len(trees))
     child = _Child.start(lambda: _drain(tasks, run_tree)) if tasks is not None else None
     try:
-        own = _drain(tasks, run_tree) if tasks is not None else []
+        own = _drain(tasks, run_tree_here) if tasks is not None else []
     except BaseException:
         if child is not None:
             child.stop()
@@ -80,7 +90,7 @@ def schedule(state: State, namespaces: dict, queued: list[Pending], max_cycles: 
     others = child.result() if child is not None else None
     if others is None:      # no child, or it failed: whatever it had taken is done here
         done = {index for index, _ in own}
-        others = [(index, run_tree(index)) for index in range(len(trees)) if index not in done]
+        others = [(index, run_tree_here(index)) for index in range(len(trees)) if index not in done]
     else:
         for index, result in others:
             _adopt(state, trees[index][0], result)
@@ -125,8 +135,10 @@ def _drain(tasks: _TaskPipe, run_tree: Callable[[int], _TreeResult]) -> list[tup
     return done
 
 
-def _simulate_tree(state, namespaces, names, queued, requeue_lookup, max_cycles, limit) -> _TreeResult:
+def _simulate_tree(state, namespaces, names, queued, requeue_lookup, max_cycles, limit,
+                   on_cycle=None) -> _TreeResult:
     simulator = _simulator(state, namespaces, names, queued, requeue_lookup)
+    simulator.on_cycle = on_cycle
     before = {name: dict(state.admitted_by_cq.get(name, {})) for name in names}
     simulator.run(max_cycles, limit)
     result = _TreeResult(simulator.outcomes, list(zip(simulator.ranks, simulator.preempted)),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Callable
 
 from kueuelint.admission.build import build_state
 from kueuelint.admission.model import Pending
@@ -19,6 +20,7 @@ from kueuelint.admission.workloads import (
 WORKLOAD_KEY = "kueue.x-k8s.io/Workload"
 DEFAULT_QUEUE = "default"
 UNMANAGED_NAMESPACES = ("kube-system", "kueue-system")
+PROGRESS_EVERY = 2000       # Workloads read between two progress calls
 
 
 @dataclass
@@ -32,11 +34,17 @@ class Result:
     incoming: set[str] = field(default_factory=set)     # keys of the workloads given to admit
 
 
-def simulate(inventory, incoming: list, max_cycles: int | None = None, jobs: int | None = None) -> Result:
+def simulate(inventory, incoming: list, max_cycles: int | None = None, jobs: int | None = None,
+             progress: Callable[[str], None] | None = None) -> Result:
     """Simulate Kueue's scheduler on ``inventory``; ``incoming`` are the objects to admit.
-    ``jobs``: processes to use (None: the idle cores; large runs only, see ``partition``)."""
+    ``jobs``: processes to use (None: the idle cores; large runs only, see ``partition``);
+    ``progress``: called now and then with a line saying what is being done."""
     with _collector_paused():
-        return _simulate(inventory, incoming, max_cycles, jobs)
+        return _simulate(inventory, incoming, max_cycles, jobs, progress or _quiet)
+
+
+def _quiet(text: str) -> None:
+    pass
 
 
 @contextmanager
@@ -56,14 +64,18 @@ def _collector_paused():
             gc.enable()
 
 
-def _simulate(inventory, incoming: list, max_cycles: int | None, jobs: int | None) -> Result:
+def _simulate(inventory, incoming: list, max_cycles: int | None, jobs: int | None,
+              progress: Callable[[str], None]) -> Result:
     state, warnings = build_state(inventory, *_config_flags(inventory))
     _fair_strategies(state, inventory)
     priorities = Priorities(inventory)
     incoming_ids = {id(obj) for obj in incoming}
     pending: list[Pending] = []
     holders, held_now = {}, []
-    for obj in inventory.of_kind(WORKLOAD_KEY):
+    workloads = inventory.of_kind(WORKLOAD_KEY)
+    for number, obj in enumerate(workloads):
+        if number % PROGRESS_EVERY == 0:
+            progress(f"reading Workloads: {number:,}/{len(workloads):,}")
         if id(obj) in incoming_ids:
             continue
         known = conditions(obj)
@@ -88,7 +100,7 @@ def _simulate(inventory, incoming: list, max_cycles: int | None, jobs: int | Non
         else:
             queued.append(workload)
     done = schedule(state, _namespace_labels(inventory), queued, max_cycles,
-                    lambda held: _requeued(holders.get(held.key), held, inventory, priorities), jobs)
+                    lambda held: _requeued(holders.get(held.key), held, inventory, priorities), jobs, progress)
     outcomes.update(done.outcomes)
     return Result(pending, outcomes, done.preempted, done.cycles, state, warnings + done.warnings,
                   {wl.key for wl in pending[first_incoming:]})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 from kueuelint.accounting.quota import FR
 from kueuelint.admission.flavors import Assignment, FlavorAssigner
@@ -83,6 +84,7 @@ class Simulator:
         self.requeue_lookup = lambda held: None
         self.requeues: dict[str, int] = {}
         self.warnings: list[str] = []
+        self.on_cycle: Callable[[int], None] | None = None     # told each cycle's number
         # queue -> id of its cohort tree's root: who wakes up when quota is released.
         self._root_ids = {name: id(node.root()) for name, node in state.tree.queues.items()}
         # Trees whose last cycle changed something; None before the first cycle (all of them).
@@ -100,6 +102,8 @@ class Simulator:
         effective = 0
         for number in range(1, limit + 1):
             self.cycles = number
+            if self.on_cycle is not None:
+                self.on_cycle(number)
             if not self.cycle():
                 break
             effective = number

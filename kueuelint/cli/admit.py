@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from kueuelint.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
 from kueuelint.cli.common import add_config_file_argument, add_jobs_argument, load_cli_config
+from kueuelint.cli.output import status_printer
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,6 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--show-quota", action="store_true",
                         help="print the quota table per ClusterQueue and cohort after the simulation")
     add_jobs_argument(parser, "large snapshots: cohort trees are simulated apart")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="never show the status line (shown on a terminal when a run takes a while)")
     add_config_file_argument(parser)
 
 
@@ -36,19 +40,14 @@ def run(args: argparse.Namespace) -> int:
     if not args.paths and not args.snapshot:
         raise UsageError("nothing to admit; give workload manifests and --snapshot PATH")
     limits = load_cli_config(args).limits     # a large cluster's snapshot may need max-file-bytes
-    snapshot, errors = load_objects(args.snapshot, limits, is_context=True)
-    incoming, more = load_objects(args.paths, limits)
-    errors += more
-    if errors:
-        for line in errors:
-            print(f"kueuelint: error: {line}", file=sys.stderr)
-        return EXIT_ERROR
-    from kueuelint.admission import InputError, admit
-
+    progress = status_printer(sys.stderr) if _show_progress(args) else None
     try:
-        result, data = admit(snapshot, incoming, args.cycles, args.jobs)
-    except InputError as exc:
-        for line in exc.errors:
+        result, data = _simulate(args, limits, progress)
+    finally:
+        if progress:
+            progress(None)
+    if result is None:
+        for line in data:
             print(f"kueuelint: error: {line}", file=sys.stderr)
         return EXIT_ERROR
     if args.format == "json":
@@ -62,7 +61,43 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK if admitted else EXIT_FINDINGS
 
 
-def load_objects(paths: list[str], limits, is_context: bool = False) -> tuple[list, list[str]]:
+# About what takes a second to read and simulate: below it, a status line would only flicker.
+LARGE_SNAPSHOT_BYTES = 2_000_000
+
+
+def _show_progress(args: argparse.Namespace) -> bool:
+    if args.no_progress or not sys.stderr.isatty():
+        return False
+    from kueuelint.load.discover import expand
+
+    targets, _ = expand(args.snapshot)
+    return sum(_size(target.path) for target in targets) >= LARGE_SNAPSHOT_BYTES
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def _simulate(args: argparse.Namespace, limits, progress):
+    """(Result, JSON dict), or (None, one-line errors)."""
+    snapshot, errors = load_objects(args.snapshot, limits, is_context=True, progress=progress)
+    incoming, more = load_objects(args.paths, limits, progress=progress)
+    errors += more
+    if errors:
+        return None, errors
+    from kueuelint.admission import InputError, admit
+
+    try:
+        return admit(snapshot, incoming, args.cycles, args.jobs, progress)
+    except InputError as exc:
+        return None, exc.errors
+
+
+def load_objects(paths: list[str], limits, is_context: bool = False,
+                 progress=None) -> tuple[list, list[str]]:
     """Objects of ``paths`` in input order, and one-line errors (``file:line:col: message``)."""
     from kueuelint.identify.objects import identify
     from kueuelint.checks.runner import shape_detector
@@ -71,7 +106,9 @@ def load_objects(paths: list[str], limits, is_context: bool = False) -> tuple[li
     targets, problems = expand(paths)
     errors = [f"{p.path}: {p.message}" for p in problems]
     objects = []
-    for target in targets:
+    for number, target in enumerate(targets, 1):
+        if progress:
+            progress(f"reading {target.path}" + (f" ({number}/{len(targets)} files)" if len(targets) > 1 else ""))
         loaded = read_target(target, limits, is_context=is_context)
         errors += [f"{p.path}:{p.line}:{p.column}: {p.message}" for p in loaded.problems]
         for document in loaded.documents:

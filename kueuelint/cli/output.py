@@ -55,19 +55,35 @@ def want_color(mode: str, stream) -> bool:
 
 def progress_printer(stream, min_files: int = 50, interval: float = 0.1):
     """A callback drawing ``checking 120/4000 files`` in place; ``(0, 0)`` clears it."""
-    state = {"last": 0.0, "shown": False}
+    status = status_printer(stream, interval)
 
     def show(done: int, total: int) -> None:
         if total == 0:
+            status(None)
+        elif total >= min_files:
+            status(f"checking {done}/{total} files", force=done == total)
+
+    return show
+
+
+def status_printer(stream, interval: float = 0.1):
+    """A callback drawing one status line in place (``reading snapshot.yaml``), at most once per
+    ``interval`` unless forced; None clears it. Callers use it only for runs that surely take
+    a while, so that quick runs never flicker."""
+    state = {"last": 0.0, "shown": False}
+
+    def show(text: str | None, force: bool = False) -> None:
+        if text is None:
             if state["shown"]:
                 stream.write("\r\x1b[K")
                 stream.flush()
+                state["shown"] = False
             return
         now = time.monotonic()
-        if total < min_files or (now - state["last"] < interval and done != total):
+        if now - state["last"] < interval and not force:
             return
         state["last"], state["shown"] = now, True
-        stream.write(f"\rchecking {done}/{total} files")
+        stream.write(f"\r\x1b[K{text}")
         stream.flush()
 
     return show
