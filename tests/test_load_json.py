@@ -137,3 +137,27 @@ def exact_nesting(text: str) -> int:
 def test_the_quick_nesting_bound_never_lets_deep_text_through(text, limit):
     over = source_module._flow_nesting_over(text, limit)
     assert (over is not None) == (exact_nesting(text) > limit)
+
+
+@pytest.mark.skipif(not CORPUS_FILES, reason="corpus not available")
+def test_mutated_json_never_raises_and_loses_no_other_file():
+    import random
+
+    rng = random.Random(7)
+    texts = [json.dumps(data, indent=rng.choice([None, 2])) for data in corpus_objects()[:60]]
+    for case in range(600):
+        text = list(rng.choice(texts))
+        for _ in range(rng.randint(1, 4)):
+            position = rng.randrange(len(text))
+            choice = rng.random()
+            if choice < 0.4:
+                text[position] = rng.choice('{}[]",:\\ \n0aé\u2028')
+            elif choice < 0.7:
+                del text[position:position + rng.randint(1, 40)]
+            else:
+                text.insert(position, rng.choice(['"a": 1, "a": 2', "NaN", "[" * 300, "\r", "\t"]))
+        loaded = read_json("".join(text))          # must not raise, whatever the text
+        for problem in loaded.problems:
+            assert problem.line >= 1 and problem.column >= 1, (case, problem)
+        for document in loaded.documents:
+            assert document.line >= 1 and document.locate(("metadata", "name")).line >= 1
