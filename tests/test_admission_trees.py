@@ -10,6 +10,7 @@ import os
 
 import pytest
 
+from kueuelint import forked
 from kueuelint.admission import admit, partition
 from kueuelint.admission.report import to_json
 from kueuelint.admission.run import simulate
@@ -117,17 +118,17 @@ def test_a_failed_child_leaves_its_trees_to_this_process(failure, monkeypatch):
     alone = to_json(_simulate(objects, jobs=1))
     _split_always(monkeypatch)
     if failure == "child dies":
-        monkeypatch.setattr(partition, "_child_main", lambda work, writer: os._exit(3))
+        monkeypatch.setattr(forked, "_child_main", lambda work, writer: os._exit(3))
     else:
         def no_fork():
             raise OSError("fork: resource temporarily unavailable")
-        monkeypatch.setattr(partition.os, "fork", no_fork)
+        monkeypatch.setattr(forked.os, "fork", no_fork)
     assert to_json(_simulate(objects, jobs=2)) == alone
 
 
 def test_small_runs_and_one_job_stay_in_one_process(monkeypatch):
     started = []
-    monkeypatch.setattr(partition._Child, "start", classmethod(lambda cls, work: started.append(1)))
+    monkeypatch.setattr(partition.Child, "start", classmethod(lambda cls, work: started.append(1)))
     objects = _bench_generator()(0.1, 1)
     _simulate(objects, jobs=2)                      # 1,000 queued: under the threshold
     _split_always(monkeypatch)

@@ -11,9 +11,7 @@ this process simulates the trees it did not deliver: the split only ever saves t
 from __future__ import annotations
 
 import os
-import pickle
 import select
-import signal
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -22,6 +20,7 @@ from kueuelint.admission.preemption import Target
 from kueuelint.admission.scheduler import Outcome, Simulator, safety_limit
 from kueuelint.admission.state import State
 from kueuelint.cores import default_jobs
+from kueuelint.forked import Child
 
 # Fewer queued workloads than this take about a second or less in one process, where a fork
 # and the exchange of results would eat most of what a second core saves.
@@ -77,7 +76,7 @@ def schedule(state: State, namespaces: dict, queued: list[Pending], max_cycles: 
         return run_tree(index, progress)
 
     tasks = _TaskPipe.fill(len(trees))
-    child = _Child.start(lambda: _drain(tasks, run_tree)) if tasks is not None else None
+    child = Child.start(lambda: _drain(tasks, run_tree)) if tasks is not None else None
     try:
         own = _drain(tasks, run_tree_here) if tasks is not None else []
     except BaseException:
@@ -204,54 +203,3 @@ class _TaskPipe:
     def take(self) -> int | None:
         data = os.read(self.reader, 2)
         return int.from_bytes(data, "big") if len(data) == 2 else None
-
-
-class _Child:
-    """A forked process simulating trees; ``result`` waits for them (None if it failed)."""
-
-    def __init__(self, pid: int, reader: int) -> None:
-        self.pid, self.reader = pid, reader
-
-    @classmethod
-    def start(cls, work: Callable[[], object]) -> _Child | None:
-        """None when no process could be started (the caller then does the work itself)."""
-        try:
-            reader, writer = os.pipe()
-            pid = os.fork()
-        except OSError:
-            return None
-        if pid == 0:        # pragma: no cover - runs in the child, which never returns
-            os.close(reader)
-            _child_main(work, writer)
-        os.close(writer)
-        return cls(pid, reader)
-
-    def result(self) -> list[tuple[int, _TreeResult]] | None:
-        with os.fdopen(self.reader, "rb") as stream:
-            data = stream.read()
-        os.waitpid(self.pid, 0)
-        try:
-            return pickle.loads(data) if data else None
-        except Exception:    # a child killed halfway leaves a truncated stream
-            return None
-
-    def stop(self) -> None:
-        try:
-            os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
-        except OSError:
-            pass
-        os.close(self.reader)
-
-
-def _child_main(work: Callable[[], object], writer: int) -> None:  # pragma: no cover - after fork
-    code = 1
-    try:
-        data = pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
-        with os.fdopen(writer, "wb") as stream:
-            stream.write(data)
-        code = 0
-    except BaseException:
-        pass
-    finally:
-        os._exit(code)
