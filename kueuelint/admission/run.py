@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import gc
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable
 
+from kueuelint import collector
 from kueuelint.admission.build import build_state
 from kueuelint.admission.model import Pending
 from kueuelint.admission.preemption import Target
@@ -39,29 +38,13 @@ def simulate(inventory, incoming: list, max_cycles: int | None = None, jobs: int
     """Simulate Kueue's scheduler on ``inventory``; ``incoming`` are the objects to admit.
     ``jobs``: processes to use (None: the idle cores; large runs only, see ``partition``);
     ``progress``: called now and then with a line saying what is being done."""
-    with _collector_paused():
+    # Hundreds of thousands of small records that live until the end; a few hundred cycles.
+    with collector.paused(freeze=True):
         return _simulate(inventory, incoming, max_cycles, jobs, progress or _quiet)
 
 
 def _quiet(text: str) -> None:
     pass
-
-
-@contextmanager
-def _collector_paused():
-    """The simulation builds hundreds of thousands of small records that live until it ends
-    and form hardly any reference cycles (a few hundred objects per run); the cyclic
-    collector's repeated scans of them cost a quarter of the run, so it waits until the end.
-    Then the survivors are frozen (left out of later scans; reference counting still frees
-    them), or the first collection would scan them all at once."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.freeze()
-            gc.enable()
 
 
 def _simulate(inventory, incoming: list, max_cycles: int | None, jobs: int | None,

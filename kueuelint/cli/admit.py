@@ -41,8 +41,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("nothing to admit; give workload manifests and --snapshot PATH")
     limits = load_cli_config(args).limits     # a large cluster's snapshot may need max-file-bytes
     progress = status_printer(sys.stderr) if _show_progress(args) else None
+    from kueuelint import collector
+
     try:
-        result, data = _simulate(args, limits, progress)
+        # Snapshot objects and the simulation's records live until the report is written.
+        with collector.paused(freeze=True):
+            result, data = _simulate(args, limits, progress)
     finally:
         if progress:
             progress(None)

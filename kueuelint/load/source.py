@@ -7,13 +7,13 @@ Nothing here raises for bad input: a file that cannot be read, decoded or parsed
 from __future__ import annotations
 
 import codecs
-import gc
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
 
+from kueuelint import collector
 from kueuelint.findings import Location
 from kueuelint.load import yamlnodes
 from kueuelint.load.limits import Limits
@@ -168,14 +168,9 @@ def parse_text(source: SourceFile, limits: Limits) -> LoadedFile:
         return loaded
     # Node trees and values hold no cycles: pausing the cyclic collector while they are built
     # saves a third of the time on files with many documents (half with the json module).
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collector.paused():
         if not _read_json(loaded, limits):
             _read_yaml(loaded, limits)
-    finally:
-        if collecting:
-            gc.enable()
     return loaded
 
 
