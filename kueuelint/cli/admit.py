@@ -87,7 +87,10 @@ def _size(path: str) -> int:
 
 def _simulate(args: argparse.Namespace, limits, progress):
     """(Result, JSON dict), or (None, one-line errors)."""
-    snapshot, errors = load_objects(args.snapshot, limits, is_context=True, progress=progress)
+    from kueuelint.cores import default_jobs
+
+    jobs = args.jobs or default_jobs()      # a large snapshot file is read by two processes
+    snapshot, errors = load_objects(args.snapshot, limits, is_context=True, progress=progress, jobs=jobs)
     incoming, more = load_objects(args.paths, limits, progress=progress)
     errors += more
     if errors:
@@ -101,7 +104,7 @@ def _simulate(args: argparse.Namespace, limits, progress):
 
 
 def load_objects(paths: list[str], limits, is_context: bool = False,
-                 progress=None) -> tuple[list, list[str]]:
+                 progress=None, jobs: int = 1) -> tuple[list, list[str]]:
     """Objects of ``paths`` in input order, and one-line errors (``file:line:col: message``)."""
     from kueuelint.identify.objects import identify
     from kueuelint.checks.runner import shape_detector
@@ -113,7 +116,7 @@ def load_objects(paths: list[str], limits, is_context: bool = False,
     for number, target in enumerate(targets, 1):
         if progress:
             progress(f"reading {target.path}" + (f" ({number}/{len(targets)} files)" if len(targets) > 1 else ""))
-        loaded = read_target(target, limits, is_context=is_context)
+        loaded = read_target(target, limits, is_context=is_context, jobs=jobs)
         errors += [f"{p.path}:{p.line}:{p.column}: {p.message}" for p in loaded.problems]
         for document in loaded.documents:
             obj = identify(document, shape_detector=shape_detector())

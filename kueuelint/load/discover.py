@@ -76,11 +76,12 @@ def is_excluded(path: str, patterns: tuple[str, ...]) -> bool:
 
 
 def read_target(target: Target, limits: Limits, *, is_context: bool = False,
-                stdin_name: str = "<stdin>") -> LoadedFile:
-    """Read and parse one target; any failure becomes a problem on the returned file."""
+                stdin_name: str = "<stdin>", jobs: int = 1) -> LoadedFile:
+    """Read and parse one target; any failure becomes a problem on the returned file.
+    ``jobs`` > 1: a large List file may be read by two processes (``split``)."""
     display = stdin_name if target.path == STDIN else target.path
     try:
-        return _read_and_parse(target, limits, SourceFile(display, is_context=is_context))
+        return _read_and_parse(target, limits, SourceFile(display, is_context=is_context), jobs)
     except Exception as exc:  # a bug of ours: this file is lost, the run and its findings are not
         from kueuelint.checks.runner import internal_error_message
 
@@ -89,7 +90,7 @@ def read_target(target: Target, limits: Limits, *, is_context: bool = False,
                           problems=[LoadProblem(INTERNAL_ERROR, message, display)])
 
 
-def _read_and_parse(target: Target, limits: Limits, source: SourceFile) -> LoadedFile:
+def _read_and_parse(target: Target, limits: Limits, source: SourceFile, jobs: int = 1) -> LoadedFile:
     display = source.path
     raw, problem = _read_bytes(target.path, limits)
     if problem is None:
@@ -98,6 +99,12 @@ def _read_and_parse(target: Target, limits: Limits, source: SourceFile) -> Loade
         problem.path = display
         return LoadedFile(source, problems=[problem])
     source.text = text
+    if jobs > 1 and hasattr(os, "fork"):
+        from kueuelint.load.split import read_in_two
+
+        halves = read_in_two(source, limits)
+        if halves is not None:
+            return halves
     return parse_text(source, limits)
 
 

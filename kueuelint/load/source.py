@@ -321,12 +321,16 @@ def _syntax_problem(exc: yaml.MarkedYAMLError, path: str, source_text: str) -> L
 
 
 def _node_estimate(text: str, limit: int) -> int | None:
-    """An upper bound of the nodes in ``text`` when it is over ``limit``, else None.  Every node
-    after the first needs one of these characters before it."""
+    """An upper bound of the nodes in ``text`` when it is over ``limit``, else None."""
     if len(text) <= limit:
         return None
-    estimate = sum(text.count(separator) for separator in (",", ":", "\n", "- ", "[", "{"))
+    estimate = node_count_bound(text)
     return estimate if estimate > limit else None
+
+
+def node_count_bound(text: str) -> int:
+    """Every YAML node after the first needs one of these characters before it."""
+    return 1 + sum(text.count(separator) for separator in (",", ":", "\n", "- ", "[", "{"))
 
 
 def _reader_problem(exc, path: str, source_text: str) -> LoadProblem:

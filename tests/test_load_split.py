@@ -1,0 +1,112 @@
+"""A large kubectl List read by two processes gives what one reader gives, or is not cut."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+
+import pytest
+import yaml
+
+from kueuelint import forked
+from kueuelint.load import split
+from kueuelint.load.discover import Target, read_target
+from kueuelint.load.limits import Limits
+from kueuelint.load.source import SourceFile, parse_text
+
+HERE = os.path.dirname(__file__)
+
+
+@pytest.fixture(autouse=True)
+def small_files_are_cut_too(monkeypatch):
+    monkeypatch.setattr(split, "MIN_SPLIT_BYTES", 1000)
+
+
+def generated_objects(scale: float = 0.01) -> list[dict]:
+    spec = importlib.util.spec_from_file_location("admit_bench", os.path.join(HERE, "..", "bench", "admit_bench.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.generate(scale, 3)
+
+
+def kubectl_list(objects: list[dict]) -> str:
+    """Laid out as kubectl writes it: apiVersion, items at column 0, then kind and metadata."""
+    return yaml.safe_dump({"apiVersion": "v1", "items": objects, "kind": "List",
+                           "metadata": {"resourceVersion": ""}}, sort_keys=False)
+
+
+def with_surprises(text: str) -> str:
+    """Problems late in the file: a YAML 1.1 boolean, a duplicate key, a null item."""
+    lines = text.splitlines(keepends=True)
+    late = max(i for i, line in enumerate(lines) if line.startswith("  metadata:"))
+    lines.insert(late + 1, "    annotations: {flag: on, flag: off}\n")
+    items_end = max(i for i, line in enumerate(lines) if line.startswith("kind: List"))
+    lines.insert(items_end, "- null\n")
+    return "".join(lines)
+
+
+def summary(loaded) -> tuple[list, list]:
+    return ([(d.data, d.line, d.item) for d in loaded.documents],
+            [(p.kind, p.message, p.line, p.column) for p in loaded.problems])
+
+
+def read_both_ways(text: str, limits: Limits = Limits(), is_context: bool = True):
+    halves = split.read_in_two(SourceFile("snap.yaml", text, is_context=is_context), limits)
+    return halves, parse_text(SourceFile("snap.yaml", text, is_context=is_context), limits)
+
+
+@pytest.mark.parametrize("is_context", [True, False])
+def test_two_processes_read_what_one_reads(is_context):
+    text = with_surprises(kubectl_list(generated_objects()))
+    halves, whole = read_both_ways(text, is_context=is_context)
+    assert halves is not None
+    assert summary(halves) == summary(whole)
+    assert len(whole.documents) > 500 and {p.kind for p in whole.problems} >= {"duplicate-key", "yaml11-scalar"}
+    late = halves.documents[-1]
+    assert late.item == len(whole.documents) - 1 and late.source.text == text
+    # a position inside a document of the second half: the whole file is composed again
+    where = late.locate(("metadata", "name"))
+    assert text.splitlines()[where.line - 1].strip() == f"name: {late.data['metadata']['name']}"
+
+
+def test_items_listed_last_are_cut_as_well():
+    text = yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": generated_objects()}, sort_keys=False)
+    halves, whole = read_both_ways(text)
+    assert halves is not None and summary(halves) == summary(whole)
+
+
+@pytest.mark.parametrize("change", [
+    lambda text: text.replace("name: cq1\n", "name: &anchor cq1\n", 1),          # aliases may cross
+    lambda text: text + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n",
+    lambda text: text.replace("\n- ", "\n  - ").replace("items:\n", "items:\n"),  # not kubectl's layout
+    lambda text: text.replace("items:", "things:"),
+    lambda text: text[:500],
+])
+def test_files_not_surely_alike_in_halves_are_not_cut(change):
+    text = change(kubectl_list(generated_objects()))
+    assert split.read_in_two(SourceFile("snap.yaml", text), Limits()) is None
+
+
+def test_a_file_the_node_bound_would_refuse_is_not_cut():
+    text = kubectl_list(generated_objects())
+    assert split.read_in_two(SourceFile("snap.yaml", text), Limits(max_nodes=10_000)) is None
+
+
+@pytest.mark.parametrize("failure", ["syntax error late", "child dies", "no fork"])
+def test_read_target_with_two_jobs_reads_like_one(failure, tmp_path, monkeypatch):
+    text = kubectl_list(generated_objects())
+    if failure == "syntax error late":
+        at = text.rindex("  kind: Workload")
+        text = text[:at] + "  kind: [Workload\n" + text[at + len("  kind: Workload\n"):]
+    elif failure == "child dies":
+        monkeypatch.setattr(forked, "_child_main", lambda work, writer: os._exit(3))
+    else:
+        def no_fork():
+            raise OSError("fork: resource temporarily unavailable")
+        monkeypatch.setattr(forked.os, "fork", no_fork)
+    path = tmp_path / "snap.yaml"
+    path.write_text(text)
+    one = read_target(Target(str(path), True), Limits(), is_context=True)
+    two = read_target(Target(str(path), True), Limits(), is_context=True, jobs=2)
+    assert summary(two) == summary(one)
+    assert bool(one.problems) == (failure == "syntax error late")
