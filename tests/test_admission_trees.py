@@ -10,12 +10,12 @@ import os
 
 import pytest
 
-from kueuelint import forked
 from kueuelint.admission import admit, partition
 from kueuelint.admission.report import to_json
 from kueuelint.admission.run import simulate
 from kueuelint.admission.scheduler import Simulator
 from kueuelint.index.inventory import Inventory
+from helpers_fork import FAILURES, make_the_child_fail
 from test_admission_memo import SCENARIOS, _bench_generator, _objects, _scenario
 
 
@@ -112,17 +112,12 @@ def test_two_processes_decide_and_end_like_one(seed, monkeypatch):
             [h.key for h in alone.state.holders_in_order(name, frs)]
 
 
-@pytest.mark.parametrize("failure", ["child dies", "no fork"])
+@pytest.mark.parametrize("failure", FAILURES)
 def test_a_failed_child_leaves_its_trees_to_this_process(failure, monkeypatch):
     objects = _bench_generator()(0.1, 1)
     alone = to_json(_simulate(objects, jobs=1))
     _split_always(monkeypatch)
-    if failure == "child dies":
-        monkeypatch.setattr(forked, "_child_main", lambda work, writer: os._exit(3))
-    else:
-        def no_fork():
-            raise OSError("fork: resource temporarily unavailable")
-        monkeypatch.setattr(forked.os, "fork", no_fork)
+    make_the_child_fail(monkeypatch, failure)
     assert to_json(_simulate(objects, jobs=2)) == alone
 
 

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
 
 import pytest
 import yaml
 
-from kueuelint import forked
+from helpers_fork import FAILURES, make_the_child_fail
 from kueuelint.load import split
 from kueuelint.load.discover import Target, read_target
 from kueuelint.load.limits import Limits
 from kueuelint.load.source import SourceFile, parse_text
-
-HERE = os.path.dirname(__file__)
-
+from test_admission_memo import _bench_generator
 
 @pytest.fixture(autouse=True)
 def small_files_are_cut_too(monkeypatch):
@@ -23,10 +20,7 @@ def small_files_are_cut_too(monkeypatch):
 
 
 def generated_objects(scale: float = 0.01) -> list[dict]:
-    spec = importlib.util.spec_from_file_location("admit_bench", os.path.join(HERE, "..", "bench", "admit_bench.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.generate(scale, 3)
+    return _bench_generator()(scale, 3)
 
 
 def kubectl_list(objects: list[dict]) -> str:
@@ -92,18 +86,14 @@ def test_a_file_the_node_bound_would_refuse_is_not_cut():
     assert split.read_in_two(SourceFile("snap.yaml", text), Limits(max_nodes=10_000)) is None
 
 
-@pytest.mark.parametrize("failure", ["syntax error late", "child dies", "no fork"])
+@pytest.mark.parametrize("failure", ["syntax error late", *FAILURES])
 def test_read_target_with_two_jobs_reads_like_one(failure, tmp_path, monkeypatch):
     text = kubectl_list(generated_objects())
     if failure == "syntax error late":
         at = text.rindex("  kind: Workload")
         text = text[:at] + "  kind: [Workload\n" + text[at + len("  kind: Workload\n"):]
-    elif failure == "child dies":
-        monkeypatch.setattr(forked, "_child_main", lambda work, writer: os._exit(3))
     else:
-        def no_fork():
-            raise OSError("fork: resource temporarily unavailable")
-        monkeypatch.setattr(forked.os, "fork", no_fork)
+        make_the_child_fail(monkeypatch, failure)
     path = tmp_path / "snap.yaml"
     path.write_text(text)
     one = read_target(Target(str(path), True), Limits(), is_context=True)

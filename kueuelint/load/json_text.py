@@ -68,13 +68,9 @@ def _decode_top_object(decoder, text: str, index: int, strict_keys: bool):
         if strict_keys and key in result:
             raise NotPlainJson(f"duplicate key {key!r}")
         result[key] = value
-        index = _skip(text, index)
-        if text.startswith(",", index):
-            index = _skip(text, index + 1)
-        elif text.startswith("}", index):
-            return result, index + 1, item_offsets
-        else:
-            raise NotPlainJson("',' or '}' expected")
+        index, done = _next_member(text, index, "}")
+        if done:
+            return result, index, item_offsets
 
 
 def _decode_array(decoder, text: str, index: int) -> tuple[list, int, list[int]]:
@@ -86,13 +82,19 @@ def _decode_array(decoder, text: str, index: int) -> tuple[list, int, list[int]]
         offsets.append(index)
         value, index = decoder.raw_decode(text, index)
         values.append(value)
-        index = _skip(text, index)
-        if text.startswith(",", index):
-            index = _skip(text, index + 1)
-        elif text.startswith("]", index):
-            return values, index + 1, offsets
-        else:
-            raise NotPlainJson("',' or ']' expected")
+        index, done = _next_member(text, index, "]")
+        if done:
+            return values, index, offsets
+
+
+def _next_member(text: str, index: int, closer: str) -> tuple[int, bool]:
+    """After a member: (where the next one starts, False), or (past ``closer``, True)."""
+    index = _skip(text, index)
+    if text.startswith(",", index):
+        return _skip(text, index + 1), False
+    if text.startswith(closer, index):
+        return index + 1, True
+    raise NotPlainJson(f"',' or '{closer}' expected")
 
 
 def _skip(text: str, index: int) -> int:
