@@ -81,6 +81,15 @@ def test_files_not_surely_alike_in_halves_are_not_cut(change):
     assert split.read_in_two(SourceFile("snap.yaml", text), Limits()) is None
 
 
+def test_a_second_items_key_is_read_as_one_reader_reads_it():
+    """Found by fuzzing: a duplicate ``items:`` after the first sequence replaces it."""
+    text = kubectl_list(generated_objects())
+    text = text.replace("kind: List\n", "items:\n- apiVersion: v1\n  kind: ConfigMap\nkind: List\n")
+    halves, whole = read_both_ways(text)
+    assert len(whole.documents) == 1 and [p.kind for p in whole.problems] == ["duplicate-key"]
+    assert halves is None or summary(halves) == summary(whole)
+
+
 def test_a_file_the_node_bound_would_refuse_is_not_cut():
     text = kubectl_list(generated_objects())
     assert split.read_in_two(SourceFile("snap.yaml", text), Limits(max_nodes=10_000)) is None
@@ -100,3 +109,25 @@ def test_read_target_with_two_jobs_reads_like_one(failure, tmp_path, monkeypatch
     two = read_target(Target(str(path), True), Limits(), is_context=True, jobs=2)
     assert summary(two) == summary(one)
     assert bool(one.problems) == (failure == "syntax error late")
+
+
+SNIPPETS = ['- x\n', '"\n', "'\n", 'kind: X\n', '  a: "multi\n', 'line"\n', "- 'q\n", "b: 'c\n", '#c\n', '\n',
+            '- null\n', '  - y\n', 'items:\n', '  z: on\n', '  z: {a: 1, a: 2}\n', '- [\n', ']\n', '  k: |\n',
+            '    text\n', '-\n', '  m: &a x\n', '  n: *a\n', '---\n']
+
+
+def test_mutated_lists_read_in_halves_as_one_reader_reads_them():
+    import random
+
+    rng = random.Random(11)
+    base = kubectl_list(generated_objects(0.002)[:40]).splitlines(keepends=True)
+    cut = 0
+    for _ in range(200):
+        lines = list(base)
+        for _ in range(rng.randint(1, 2)):
+            lines.insert(rng.randrange(len(lines)), rng.choice(SNIPPETS))
+        halves, whole = read_both_ways("".join(lines))
+        if halves is not None:
+            cut += 1
+            assert summary(halves) == summary(whole), "".join(lines)
+    assert cut > 10

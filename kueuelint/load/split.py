@@ -54,7 +54,7 @@ def _read_in_two(source: SourceFile, limits: Limits) -> LoadedFile | None:
     if second is None:      # no child, or it failed
         second = _read_part(source, second_text, limits)
     documents, problems = first
-    if _fatal(problems) or _fatal(second[1]) or not _list_read(documents, first_items):
+    if _fatal(problems) or _fatal(second[1]) or not _list_read(documents, first_items, cut_line):
         return None
     loaded = LoadedFile(source)
     loaded.documents = [_rebound(source, doc, 0) for doc in documents] + \
@@ -113,9 +113,11 @@ def _fatal(problems: list[LoadProblem]) -> bool:
     return any(problem.kind in _FATAL for problem in problems)
 
 
-def _list_read(documents: list[tuple], first_items: int) -> bool:
-    """Did this process read the List's first items (and not, say, one mapping)?"""
-    return bool(documents) and all(item is not None and item < first_items for _, _, item in documents)
+def _list_read(documents: list[tuple], first_items: int, cut_line: int) -> bool:
+    """Did this process read the List's items before the cut (and not, say, one mapping, or
+    the items of another ``items:`` key after them)?"""
+    return bool(documents) and all(item is not None and item < first_items and line < cut_line
+                                   for _, line, item in documents)
 
 
 def _rebound(source: SourceFile, document: tuple, offset: int) -> Document:
