@@ -11,7 +11,7 @@ from helpers_fork import FAILURES, make_the_child_fail
 from kueuelint.load import split
 from kueuelint.load.discover import Target, read_target
 from kueuelint.load.limits import Limits
-from kueuelint.load.source import SourceFile, parse_text
+from kueuelint.load.source import SourceFile, node_count_bound, parse_text
 from test_admission_memo import _bench_generator
 
 @pytest.fixture(autouse=True)
@@ -90,9 +90,14 @@ def test_a_second_items_key_is_read_as_one_reader_reads_it():
     assert halves is None or summary(halves) == summary(whole)
 
 
-def test_a_file_the_node_bound_would_refuse_is_not_cut():
+@pytest.mark.parametrize("bound", ["max_nodes", "max_file_nodes"])
+def test_a_file_a_node_bound_would_refuse_is_not_cut(bound):
     text = kubectl_list(generated_objects())
-    assert split.read_in_two(SourceFile("snap.yaml", text), Limits(max_nodes=10_000)) is None
+    # over the bound as a whole, and not in halves (whose empty lines keep every line break)
+    lines = text.count("\n")
+    limit = lines + int((node_count_bound(text) - lines) * 0.8)
+    limits = Limits(**{"max_nodes": 10**8, "max_file_nodes": 10**8, bound: limit})
+    assert split.read_in_two(SourceFile("snap.yaml", text), limits) is None
 
 
 @pytest.mark.parametrize("failure", ["syntax error late", *FAILURES])

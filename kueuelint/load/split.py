@@ -9,8 +9,8 @@ documents, their lines and the problems found are those one reader gives.
 
 Only files for which that surely holds are cut: one document laid out as kubectl writes it
 (``items:`` at column 0, each item starting with ``- `` at column 0), no anchors or aliases
-(an alias could point across the cut), and no more nodes than the per-document bound allows
-(each half alone would pass a bound the whole must pass). Anything else, or a part that does
+(an alias could point across the cut), and no more nodes than the per-document and per-file
+bounds allow (each half alone would pass a bound the whole must pass). Anything else, or a part that does
 not read cleanly, is read by one process as before.
 """
 
@@ -72,8 +72,8 @@ def _cut(text: str, limits: Limits) -> tuple[str, str, int, int] | None:
         return None
     if ("&" in text or "*" in text) and _ANCHOR_OR_ALIAS.search(text):
         return None
-    if node_count_bound(text) > limits.max_nodes:
-        return None
+    if node_count_bound(text) > min(limits.max_nodes, limits.max_file_nodes):
+        return None         # the whole file might be refused, where each half would not
     items_key = _ITEMS_KEY.search(text)
     if items_key is None:
         return None
