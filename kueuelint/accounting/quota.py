@@ -213,7 +213,7 @@ def _compute_subtree(node: QuotaNode) -> None:
             node.local[fr] = max(0, totals.get(fr, 0) - quota.lending_limit)
 
 
-def _bubble(node: QuotaNode, fr: FR, delta: int) -> None:
+def _bubble(node: QuotaNode | None, fr: FR, delta: int) -> None:
     while node is not None and delta:
         old = node.usage.get(fr, 0)
         new = old + delta

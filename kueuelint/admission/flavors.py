@@ -156,7 +156,8 @@ class FlavorAssigner:
             result.flavors, result.usage, result.modes = {}, {}, {}
         return result
 
-    def _place_group(self, pod_set, group: ResourceGroup, requests, assigned, result) -> bool:
+    def _place_group(self, pod_set: PodSetSpec, group: ResourceGroup, requests: dict[str, int],
+                     assigned: dict[FR, int], result: PodSetResult) -> bool:
         wanted = {r: requests[r] for r in group.resources if r in requests}
         attempt, kind = self._choose_flavor(pod_set, group, wanted, assigned, result.reasons)
         if attempt is None:
@@ -170,8 +171,10 @@ class FlavorAssigner:
         result.borrow = max(result.borrow, attempt.borrow)
         return True
 
-    def _choose_flavor(self, pod_set, group, wanted, assigned, reasons):
-        kinds, tried = [], []
+    def _choose_flavor(self, pod_set: PodSetSpec, group: ResourceGroup, wanted: dict[str, int],
+                       assigned: dict[FR, int], reasons: list[str]) -> tuple[Attempt | None, str | None]:
+        kinds: list[str | None] = []
+        tried: list[Attempt] = []
         eager = self.cq.fungibility.when_can_preempt == "MayStopSearch"
         for name in group.flavors:
             attempt = self._try_flavor(pod_set, name, wanted, assigned)
@@ -195,16 +198,17 @@ class FlavorAssigner:
 
     def _resolve(self, attempt: Attempt) -> None:
         """Run the preemption oracle for the resources that were waiting for it."""
-        if not attempt.deferred:
+        oracle = self.oracle
+        if not attempt.deferred or oracle is None:
             return      # nothing to complete; memoised attempts are shared, so leave it be
         for resource, fr, value in attempt.deferred:
-            mode, borrow = self.oracle(self.cq, self.workload, fr, value)
+            mode, borrow = oracle(self.cq, self.workload, fr, value)
             attempt.resource_modes[resource] = mode
             attempt.mode = min(attempt.mode, mode)
             attempt.borrow = max(attempt.borrow, borrow)
         attempt.deferred = []
 
-    def _try_flavor(self, pod_set: PodSetSpec, name: str, wanted: dict, assigned: dict) -> Attempt:
+    def _try_flavor(self, pod_set: PodSetSpec, name: str, wanted: dict[str, int], assigned: dict[FR, int]) -> Attempt:
         mismatch = self._mismatch(pod_set, name)
         if mismatch is not None:
             return Attempt(name, NO_FIT, reasons=[mismatch], kind="NoMatchingFlavor")
@@ -223,9 +227,9 @@ class FlavorAssigner:
         # Only an attempt waiting for the oracle gets completed (changed) by the caller.
         return found.copy() if found.deferred else found
 
-    def _quota_attempt(self, name: str, wanted: dict, assigned: dict) -> Attempt:
+    def _quota_attempt(self, name: str, wanted: dict[str, int], assigned: dict[FR, int]) -> Attempt:
         attempt = Attempt(name, FIT)
-        kinds = []
+        kinds: list[str | None] = []
         for resource in sorted(wanted):
             fr = (name, resource)
             mode, borrow, text, kind = self._fits_quota(fr, assigned.get(fr, 0), wanted[resource])
@@ -249,7 +253,7 @@ class FlavorAssigner:
             known = pod_set.flavor_mismatch[name] = (flavor, _mismatch(flavor, pod_set, name))
         return known[1]
 
-    def _fits_quota(self, fr: FR, previous: int, request: int):
+    def _fits_quota(self, fr: FR, previous: int, request: int) -> tuple[int | None, int, str | None, str | None]:
         tree, queue = self.state.tree, self.cq.name
         value = previous + request
         flavor, resource = fr

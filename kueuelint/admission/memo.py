@@ -10,6 +10,8 @@ the next nomination phase, so admissions and removals are the only changes that 
 
 from __future__ import annotations
 
+from typing import Any
+
 from kueuelint.accounting.quota import FR
 
 
@@ -17,7 +19,7 @@ class UsageMemo:
     def __init__(self) -> None:
         self._versions: dict[int, dict[FR, int]] = {}     # id(root) -> flavor/resource -> version
         self._any_change = 0
-        self._answers: dict[tuple, tuple[object, object]] = {}
+        self._answers: dict[tuple, tuple[object, Any]] = {}
 
     def changed(self, root: object, frs) -> None:
         """Usage of ``frs`` changed somewhere below ``root``."""
@@ -26,13 +28,13 @@ class UsageMemo:
         for fr in frs:
             versions[fr] = versions.get(fr, 0) + 1
 
-    def get(self, key: tuple, root: object, frs) -> object | None:
+    def get(self, key: tuple, root: object, frs) -> Any:
         found = self._answers.get(key)
         if found is not None and found[0] == self._stamp(root, frs):
             return found[1]
         return None
 
-    def put(self, key: tuple, root: object, frs, answer: object) -> None:
+    def put(self, key: tuple, root: object, frs, answer: Any) -> None:
         self._answers[key] = (self._stamp(root, frs), answer)
 
     def _stamp(self, root: object, frs) -> object:

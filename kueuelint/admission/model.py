@@ -62,17 +62,18 @@ class ClusterQueue:
     namespace_selector: dict | None = field(default_factory=dict)
     admission_checks: list[str] = field(default_factory=list)
     inactive: str | None = None          # why the queue is inactive (Active=False message)
+    _group_index: dict[str, int] | None = field(default=None, repr=False, compare=False)
 
     def group_of(self, resource: str) -> int | None:
         # Asked for every resource of every head: index the groups once (a resource belongs to
         # one group; the first listing wins, as the linear scan did).
-        index = self.__dict__.get("_group_index")
+        index = self._group_index
         if index is None:
             index = {}
             for number, group in enumerate(self.groups):
                 for name in group.resources:
                     index.setdefault(name, number)
-            self.__dict__["_group_index"] = index
+            self._group_index = index
         return index.get(resource)
 
     def covers(self, resource: str) -> bool:
@@ -110,6 +111,7 @@ class Pending:
     source: dict = field(default_factory=dict)
     cluster_queue: str | None = None
     invalid: str | None = None    # why the scheduler rejects the pod templates (request > limit)
+    _shape: tuple | None = field(default=None, repr=False, compare=False)   # see queues.shape_of
 
     def order_key(self) -> tuple:
         """Kueue's order inside a ClusterQueue: priority, then queue-order time, then UID."""
@@ -129,18 +131,27 @@ class Admitted:
     uid: str = ""
     evicted: bool = False
     pending: Pending | None = None       # how to requeue it after a preemption
+    # Sort keys cached: none of what they read changes while the workload is held.
+    _rank: tuple | None = field(default=None, repr=False, compare=False)
+    _order: tuple | None = field(default=None, repr=False, compare=False)
 
     def __getstate__(self) -> dict:
         """What crosses to another process: not the pending record (it is only needed to
         queue the workload again, in the process that preempts it) nor cached keys."""
-        state = {key: value for key, value in self.__dict__.items() if not key.startswith("_")}
-        state["pending"] = None
-        return state
+        return {"key": self.key, "cluster_queue": self.cluster_queue, "priority": self.priority,
+                "usage": self.usage, "reserved_at": self.reserved_at, "timestamp": self.timestamp,
+                "uid": self.uid, "evicted": self.evicted}
+
+    def __setstate__(self, state: dict) -> None:
+        self.key, self.cluster_queue, self.priority = state["key"], state["cluster_queue"], state["priority"]
+        self.usage, self.reserved_at, self.timestamp = state["usage"], state["reserved_at"], state["timestamp"]
+        self.uid, self.evicted = state["uid"], state["evicted"]
+        self.pending, self._rank, self._order = None, None, None
 
     def preemption_rank(self) -> tuple:
         """Kueue's candidate order among workloads of one queue: evicted first, then lower
         priority, most recently admitted, UID. Cached: none of these change while held."""
-        rank = self.__dict__.get("_rank")
+        rank = self._rank
         if rank is None:
-            rank = self.__dict__["_rank"] = (not self.evicted, self.priority, -self.reserved_at, self.uid)
+            rank = self._rank = (not self.evicted, self.priority, -self.reserved_at, self.uid)
         return rank

@@ -143,9 +143,9 @@ def _order_key(candidate: _Candidate, cq: ClusterQueue) -> tuple:
     """Evicted first; then hierarchical, priority-based, same-queue; then Kueue's
     CandidatesOrdering (other queues first, lower priority, most recently admitted, UID)."""
     wl = candidate.workload
-    static = wl.__dict__.get("_order")
+    static = wl._order
     if static is None:
-        static = wl.__dict__["_order"] = (wl.priority, -wl.reserved_at, wl.uid)
+        static = wl._order = (wl.priority, -wl.reserved_at, wl.uid)
     return (not wl.evicted, _GROUP[candidate.kind], wl.cluster_queue == cq.name) + static
 
 

@@ -17,7 +17,7 @@ STRICT = "StrictFIFO"
 
 def shape_of(workload: Pending) -> tuple:
     """What makes two workloads equivalent for scheduling (plus priority, to stay safe)."""
-    cached = getattr(workload, "_shape", None)
+    cached = workload._shape
     if cached is None:
         parts = tuple(
             (ps.name, ps.count, ps.min_count, tuple(sorted(ps.per_pod.items())),

@@ -81,7 +81,7 @@ class Simulator:
         self._clock = 0.0
         self._oracle = oracle(state)
         # How to queue again a preempted workload that came from the snapshot (set by the caller).
-        self.requeue_lookup = lambda held: None
+        self.requeue_lookup: Callable[[Admitted], Pending | None] = _no_requeue
         self.requeues: dict[str, int] = {}
         self.warnings: list[str] = []
         self.on_cycle: Callable[[int], None] | None = None     # told each cycle's number
@@ -93,7 +93,7 @@ class Simulator:
     # --- driving ------------------------------------------------------------------------------
 
     def enqueue(self, workload: Pending) -> None:
-        self.queues[workload.cluster_queue].push(workload)
+        self.queues[workload.cluster_queue or ""].push(workload)
 
     def run(self, max_cycles: int | None = None, limit: int | None = None) -> int:
         """Cycles until nothing changes (or ``max_cycles``); returns the number simulated.
@@ -213,18 +213,18 @@ class Simulator:
             queue.requeue_failed(wl, namespace_mismatch=True)
             run.changed_roots.add(run.root)
         elif assignment.mode == NO_FIT or (assignment.mode < FIT and not entry.targets):
-            self._not_fitting(entry, run)
+            self._not_fitting(entry, assignment, run)
         elif entry.targets:
-            self._preempting(entry, run)
+            self._preempting(entry, assignment, run)
         elif not self._still_fits(assignment.usage, cq, run.freed):
             self._record(wl, Outcome("pending", "WaitingForQuota", NO_LONGER_FITS, cq.name))
             queue.push(wl)
         else:
-            self._admit(entry)
+            self._admit(entry, assignment)
             run.changed_roots.add(run.root)
 
-    def _not_fitting(self, entry: Entry, run: _Cycle) -> None:
-        wl, cq, assignment = entry.workload, entry.cq, entry.assignment
+    def _not_fitting(self, entry: Entry, assignment: Assignment, run: _Cycle) -> None:
+        wl, cq = entry.workload, entry.cq
         outcome = Outcome("pending", assignment.reason(), assignment.message(), cq.name)
         self._record(wl, outcome)
         if assignment.mode != NO_FIT and cq.preemption.reclaim != "Any":
@@ -249,8 +249,8 @@ class Simulator:
                 reserved[fr] = max(0, min(request, nominal - usage))
         return reserved
 
-    def _preempting(self, entry: Entry, run: _Cycle) -> None:
-        wl, cq, assignment = entry.workload, entry.cq, entry.assignment
+    def _preempting(self, entry: Entry, assignment: Assignment, run: _Cycle) -> None:
+        wl, cq = entry.workload, entry.cq
         queue = self.queues[cq.name]
         keys = {t.workload.key for t in entry.targets}
         if keys & run.victim_keys:
@@ -280,8 +280,8 @@ class Simulator:
         return all(amount <= available_after(self.state.tree, cq.name, fr, freed.get(fr, {}))
                    for fr, amount in usage.items())
 
-    def _admit(self, entry: Entry) -> None:
-        wl, cq, assignment = entry.workload, entry.cq, entry.assignment
+    def _admit(self, entry: Entry, assignment: Assignment) -> None:
+        wl, cq = entry.workload, entry.cq
         self._clock += 1.0
         held = Admitted(wl.key, cq.name, wl.priority, dict(assignment.usage), 1e12 + self._clock,
                         wl.timestamp, wl.uid, pending=wl)
@@ -334,6 +334,10 @@ class Simulator:
         for name, queue in self.queues.items():
             if self._root_ids.get(name) in roots:
                 queue.wake_inadmissible()
+
+
+def _no_requeue(held: Admitted) -> Pending | None:
+    return None
 
 
 def safety_limit(waiting: int) -> int:
