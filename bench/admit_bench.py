@@ -15,7 +15,7 @@ With ``--end-to-end``, the same objects are also written as a snapshot file, as
 ``kueuelint admit --snapshot FILE --format json`` process is timed on each: reading, deriving,
 simulating and writing the report.
 
-Usage: python bench/admit_bench.py [--scale 1] [--scale 2] [--seed 7] [--jobs N] [--end-to-end]
+Usage: python bench/admit_bench.py [--scale 1] [--scale 2] [--seed 7] [--jobs N] [--end-to-end] [--installed]
 """
 
 from __future__ import annotations
@@ -26,7 +26,10 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# The source tree by default; ``--installed`` measures the kueuelint this Python has installed
+# (e.g. the compiled build: HATCH_BUILD_HOOK_ENABLE_MYPYC=1 pip install .).
+if "--installed" not in sys.argv:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kueuelint.admission.run import simulate  # noqa: E402
 from kueuelint.identify.objects import identify  # noqa: E402
@@ -138,7 +141,7 @@ def measure(scale: float, seed: int, jobs: int | None = None) -> dict:
             "pending": outcomes.count("pending"), "preempted": len(result.preempted)}
 
 
-def end_to_end(scale: float, seed: int, jobs: int | None) -> dict[str, float]:
+def end_to_end(scale: float, seed: int, jobs: int | None, installed: bool = False) -> dict[str, float]:
     """Wall seconds of a whole ``kueuelint admit`` process per snapshot format."""
     import json
     import subprocess
@@ -163,11 +166,18 @@ def end_to_end(scale: float, seed: int, jobs: int | None) -> dict[str, float]:
                 command += ["-j", str(jobs)]
             started = time.perf_counter()
             done = subprocess.run(command, stdout=subprocess.DEVNULL, check=False,
-                                  cwd=Path(__file__).resolve().parent.parent)
+                                  cwd=folder if installed else Path(__file__).resolve().parent.parent)
             times[name.split(".")[1]] = time.perf_counter() - started
             if done.returncode not in (0, 1):       # 1: some workload stays pending, as expected
                 raise SystemExit(f"kueuelint admit failed on {name} (exit {done.returncode})")
     return times
+
+
+def _build() -> str:
+    import kueuelint.admission.scheduler as scheduler
+
+    kind = "compiled with mypyc" if not scheduler.__file__.endswith(".py") else "pure Python"
+    return f"{Path(scheduler.__file__).parent.parent}, {kind}"
 
 
 def main() -> None:
@@ -178,9 +188,12 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, help="processes for the simulation (default: as admit: the idle cores)")
     parser.add_argument("--end-to-end", action="store_true",
                         help="also time whole admit processes on the snapshot as a JSON and a YAML file")
+    parser.add_argument("--installed", action="store_true",
+                        help="measure the installed kueuelint instead of this source tree")
     args = parser.parse_args()
     from kueuelint.cores import default_jobs
 
+    print(f"kueuelint: {_build()}")
     print(f"jobs: {args.jobs or default_jobs()}{'' if args.jobs else ' (idle cores now)'}")
     rows = [measure(scale, args.seed, args.jobs) for scale in args.scale or [1, 2]]
     for row in rows:
@@ -192,7 +205,7 @@ def main() -> None:
         print(f"simulate time ratio for x{factor:g} counts: {rows[1]['simulate_s'] / rows[0]['simulate_s']:.2f}")
     if args.end_to_end:
         for scale in args.scale or [1, 2]:
-            times = end_to_end(scale, args.seed, args.jobs)
+            times = end_to_end(scale, args.seed, args.jobs, args.installed)
             print(f"scale {scale:g} end to end: kueuelint admit --snapshot snapshot.json {times['json']:.2f}s, "
                   f"snapshot.yaml {times['yaml']:.2f}s")
 

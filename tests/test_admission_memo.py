@@ -14,6 +14,7 @@ from kueuelint.admission import admit
 from kueuelint.admission.memo import UsageMemo
 from kueuelint.identify.objects import identify
 from kueuelint.load.source import Document, SourceFile
+from helpers_build import patches_simulator
 
 HERE = os.path.dirname(__file__)
 FIXTURES = os.path.join(HERE, "..", "fixtures", "admission")
@@ -45,6 +46,7 @@ def _admit_both_ways(snapshot: list, incoming: list, cycles, monkeypatch) -> tup
     return remembered, recomputed
 
 
+@patches_simulator
 @pytest.mark.parametrize("name", SCENARIOS)
 def test_memo_changes_no_scenario(name, monkeypatch):
     snapshot, incoming, cycles = _scenario(name)
@@ -63,6 +65,7 @@ def _bench_generator():
     return module.generate
 
 
+@patches_simulator
 @pytest.mark.parametrize("seed", [1, 2])
 def test_memo_changes_nothing_on_a_generated_cluster(seed, monkeypatch):
     objects = _bench_generator()(0.04, seed)

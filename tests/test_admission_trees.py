@@ -15,6 +15,7 @@ from kueuelint.admission.report import to_json
 from kueuelint.admission.run import simulate
 from kueuelint.admission.scheduler import Simulator
 from kueuelint.index.inventory import Inventory
+from helpers_build import patches_simulator
 from helpers_fork import FAILURES, make_the_child_fail
 from test_admission_memo import SCENARIOS, _bench_generator, _objects, _scenario
 
@@ -40,6 +41,7 @@ def _every_tree_every_cycle(monkeypatch) -> None:
 
 
 
+@patches_simulator
 @pytest.mark.parametrize("name", SCENARIOS)
 def test_leaving_settled_trees_out_changes_no_scenario(name, monkeypatch):
     snapshot, incoming, cycles = _scenario(name)
@@ -53,6 +55,7 @@ def test_leaving_settled_trees_out_changes_no_scenario(name, monkeypatch):
     assert _without_cycles(fast)[0] == _without_cycles(full)[0]
 
 
+@patches_simulator
 @pytest.mark.parametrize("seed", [1, 2])
 def test_leaving_settled_trees_out_changes_nothing_on_a_generated_cluster(seed, monkeypatch):
     objects = _bench_generator()(0.15, seed)     # 30 queues in 3 cohort trees
