@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from kueuelint.accounting.quota import FR
 
@@ -138,14 +138,11 @@ class Admitted:
     def __getstate__(self) -> dict:
         """What crosses to another process: not the pending record (it is only needed to
         queue the workload again, in the process that preempts it) nor cached keys."""
-        return {"key": self.key, "cluster_queue": self.cluster_queue, "priority": self.priority,
-                "usage": self.usage, "reserved_at": self.reserved_at, "timestamp": self.timestamp,
-                "uid": self.uid, "evicted": self.evicted}
+        return {name: getattr(self, name) for name in _ADMITTED_SENT}
 
     def __setstate__(self, state: dict) -> None:
-        self.key, self.cluster_queue, self.priority = state["key"], state["cluster_queue"], state["priority"]
-        self.usage, self.reserved_at, self.timestamp = state["usage"], state["reserved_at"], state["timestamp"]
-        self.uid, self.evicted = state["uid"], state["evicted"]
+        for name, value in state.items():
+            setattr(self, name, value)
         self.pending, self._rank, self._order = None, None, None
 
     def preemption_rank(self) -> tuple:
@@ -155,3 +152,6 @@ class Admitted:
         if rank is None:
             rank = self._rank = (not self.evicted, self.priority, -self.reserved_at, self.uid)
         return rank
+
+
+_ADMITTED_SENT = tuple(f.name for f in fields(Admitted) if f.name != "pending" and not f.name.startswith("_"))
