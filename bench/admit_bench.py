@@ -174,10 +174,10 @@ def end_to_end(scale: float, seed: int, jobs: int | None, installed: bool = Fals
 
 
 def _build() -> str:
-    import kueuelint.admission.scheduler as scheduler
+    import kueuelint
+    from kueuelint.admission import compiled
 
-    kind = "compiled with mypyc" if not scheduler.__file__.endswith(".py") else "pure Python"
-    return f"{Path(scheduler.__file__).parent.parent}, {kind}"
+    return f"{Path(kueuelint.__file__).parent}, {'compiled with mypyc' if compiled() else 'pure Python'}"
 
 
 def main() -> None:

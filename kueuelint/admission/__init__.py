@@ -20,6 +20,13 @@ three times each, so that a preemption ping-pong cannot run forever.
 from __future__ import annotations
 
 
+def compiled() -> bool:
+    """True when the simulator runs from the optional mypyc build (README, "Faster dry admission")."""
+    from kueuelint.admission import scheduler
+
+    return not scheduler.__file__.endswith(".py")
+
+
 class InputError(Exception):
     """Incoming workloads that cannot be simulated; ``errors`` are one-line messages."""
 
