@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from kueuelint.admission import admit, partition
+from kueuelint.admission import admit, partition, run
 from kueuelint.admission.report import to_json
 from kueuelint.admission.run import simulate
 from kueuelint.admission.scheduler import Simulator
@@ -113,6 +113,25 @@ def test_two_processes_decide_and_end_like_one(seed, monkeypatch):
         frs = sorted({fr for held in alone.state.holders(name) for fr in held.usage})
         assert [h.key for h in split.state.holders_in_order(name, frs)] == \
             [h.key for h in alone.state.holders_in_order(name, frs)]
+
+
+def test_each_process_reads_the_holders_of_its_own_trees_only(monkeypatch):
+    objects = _bench_generator()(0.15, 2)
+    holders = sum(1 for data in objects if data.get("status", {}).get("admission"))
+    read = []
+    original = run.admitted_from_workload
+
+    def counted(obj, *rest):
+        read.append(obj.name)
+        return original(obj, *rest)
+
+    monkeypatch.setattr(run, "admitted_from_workload", counted)
+    _split_always(monkeypatch)
+    result = _simulate(objects, jobs=2)
+    assert 0 < len(read) < holders      # the child read the others, in its own memory
+    alone = _simulate(objects, jobs=1)
+    assert sum(map(len, result.state.admitted_by_cq.values())) == sum(map(len, alone.state.admitted_by_cq.values()))
+    assert len(read) == 2 * holders     # asked for, the rest were read here too (and alone: all)
 
 
 @pytest.mark.parametrize("failure", FAILURES)

@@ -138,7 +138,7 @@ def _simulate_tree(state, namespaces, names, queued, requeue_lookup, max_cycles,
                    on_cycle=None) -> _TreeResult:
     simulator = _simulator(state, namespaces, names, queued, requeue_lookup)
     simulator.on_cycle = on_cycle
-    before = {name: dict(state.admitted_by_cq.get(name, {})) for name in names}
+    before = {name: dict(state.held(name)) for name in names}
     simulator.run(max_cycles, limit)
     result = _TreeResult(simulator.outcomes, list(zip(simulator.ranks, simulator.preempted)),
                  list(zip(simulator.warning_ranks, simulator.warnings)), simulator.cycles)
@@ -155,7 +155,7 @@ def _record_end_state(state: State, names: list[str], before: dict, result: _Tre
             result.queue_usage[name] = dict(node.usage)
             for cohort in node.path_to_root():
                 cohorts[cohort.name] = cohort
-        now = state.admitted_by_cq.get(name, {})
+        now = state.held(name)
         result.removed += [(name, key) for key, held in before[name].items() if now.get(key) is not held]
         result.added += [held for key, held in now.items() if before[name].get(key) is not held]
     result.cohort_usage = {name: dict(node.usage) for name, node in cohorts.items()}

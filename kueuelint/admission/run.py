@@ -13,7 +13,8 @@ from kueuelint.admission.partition import schedule
 from kueuelint.admission.scheduler import Outcome
 from kueuelint.admission.state import State
 from kueuelint.admission.workloads import (
-    HOLDS, WAITS, Priorities, admitted_from_workload, conditions, pending_from_derived, quota_state,
+    HOLDS, WAITS, Priorities, admitted_from_workload, conditions, holding_queue, pending_from_derived,
+    quota_state, workload_key,
 )
 
 WORKLOAD_KEY = "kueue.x-k8s.io/Workload"
@@ -54,7 +55,8 @@ def _simulate(inventory, incoming: list, max_cycles: int | None, jobs: int | Non
     priorities = Priorities(inventory)
     incoming_ids = {id(obj) for obj in incoming}
     pending: list[Pending] = []
-    holders, held_now = {}, []
+    holders: dict[str, object] = {}
+    unread: dict[str, list] = {}        # queue -> (Workload, its conditions) holding quota there
     workloads = inventory.of_kind(WORKLOAD_KEY)
     for number, obj in enumerate(workloads):
         if number % PROGRESS_EVERY == 0:
@@ -64,13 +66,14 @@ def _simulate(inventory, incoming: list, max_cycles: int | None, jobs: int | Non
         known = conditions(obj)
         state_now = quota_state(obj, known)
         if state_now == HOLDS:
-            held = admitted_from_workload(obj, priorities, known)
-            if held is not None:
-                holders[held.key] = obj
-                held_now.append(held)
+            queue = holding_queue(obj)
+            if queue is not None:
+                holders[workload_key(obj)] = obj
+                unread.setdefault(queue, []).append((obj, known))
         elif state_now == WAITS:
             pending += _pending_of(obj, inventory, priorities, len(pending))
-    state.add_all(held_now)
+    # Holders become records when their cohort tree is simulated, by the process that does it.
+    state.defer_holders(unread, lambda item: admitted_from_workload(item[0], priorities, item[1]))
     first_incoming = len(pending)
     for obj in incoming:
         pending += _pending_of(obj, inventory, priorities, len(pending))
@@ -85,6 +88,7 @@ def _simulate(inventory, incoming: list, max_cycles: int | None, jobs: int | Non
     done = schedule(state, _namespace_labels(inventory), queued, max_cycles,
                     lambda held: _requeued(holders.get(held.key), held, inventory, priorities), jobs, progress)
     outcomes.update(done.outcomes)
+    state.read_unadopted()
     return Result(pending, outcomes, done.preempted, done.cycles, state, warnings + done.warnings,
                   {wl.key for wl in pending[first_incoming:]})
 

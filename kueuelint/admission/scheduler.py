@@ -70,6 +70,7 @@ class Simulator:
         self.state = state
         self.namespaces = namespaces or {}
         owned = state.queues if names is None else {name: state.queues[name] for name in names}
+        state.read_holders(list(owned))
         self.queues: dict[str, WorkloadQueue] = {
             name: WorkloadQueue(cq.strategy) for name, cq in owned.items()}
         self._queue_index = {name: index for index, name in enumerate(state.queues)}

@@ -6,6 +6,7 @@ import bisect
 import heapq
 from dataclasses import dataclass, field
 from itertools import count
+from typing import Any, Callable, Iterable
 
 from kueuelint.accounting.quota import FR, QuotaTree
 from kueuelint.admission.memo import UsageMemo
@@ -17,7 +18,7 @@ class State:
     tree: QuotaTree
     queues: dict[str, ClusterQueue]
     flavors: dict[str, Flavor]
-    admitted_by_cq: dict[str, dict[str, Admitted]] = field(default_factory=dict)
+    _held: dict[str, dict[str, Admitted]] = field(default_factory=dict)    # queue -> key -> holder
     ignore_undeclared: bool = False
     fair_sharing: bool = False
     fair_strategies: tuple[str, ...] = ("LessThanOrEqualToFinalShare", "LessThanInitialShare")
@@ -36,13 +37,63 @@ class State:
     _potential: dict[tuple[str, FR], int] = field(default_factory=dict)
     # Queues whose holders were replaced by ``adopt_holders``: indexed again on first use.
     _unindexed: set[str] = field(default_factory=set)
+    # queue -> snapshot holders not read yet, in ``_reader``'s terms: a tree's holders are read
+    # when it is first simulated, so that two processes each read only the trees they take.
+    _unread: dict[str, list] = field(default_factory=dict)
+    _reader: Callable[[Any], Admitted | None] | None = None
+    # queue -> (keys removed, holders added) that another process reported for an unread queue
+    _changes: dict[str, tuple[list[str], list[Admitted]]] = field(default_factory=dict)
+
+    @property
+    def admitted_by_cq(self) -> dict[str, dict[str, Admitted]]:
+        """Queue -> key -> holder, for every queue (holders not read yet are read now)."""
+        self.read_holders(list(self._unread))
+        return self._held
+
+    def defer_holders(self, unread: dict[str, list], reader: Callable[[Any], Admitted | None]) -> None:
+        """Record the snapshot's holders per queue, to be made by ``reader`` (None: not a
+        holder) and charged when ``read_holders`` asks for their queue."""
+        for queue, items in unread.items():
+            self._unread.setdefault(queue, []).extend(items)
+        self._reader = reader
+
+    def read_holders(self, queues: Iterable[str]) -> None:
+        for queue in queues:
+            if queue in self._unread:
+                self._read(queue)
+
+    def read_unadopted(self) -> None:
+        """Read the holders whose usage no other process reported: trees nobody simulated."""
+        self.read_holders([queue for queue in self._unread if queue not in self._changes])
+
+    def _read(self, queue: str) -> None:
+        reader = self._reader
+        assert reader is not None
+        made = [reader(item) for item in self._unread.pop(queue)]
+        held = [workload for workload in made if workload is not None]
+        changes = self._changes.pop(queue, None)
+        if changes is None:
+            self._add_to_queue(queue, held)
+            return
+        # Another process simulated this queue and reported its usage: holders only.
+        holders = self._held.setdefault(queue, {})
+        for workload in held:
+            holders[workload.key] = workload
+        self._apply_changes(queue, *changes)
+
+    def _settle(self, queue: str) -> None:
+        """Make ``queue``'s holders and indexes current before they are read or changed."""
+        if queue in self._unread:
+            self._read(queue)
+        if queue in self._unindexed:
+            self._reindex(queue)
 
     def add(self, workload: Admitted) -> None:
         """Record a workload holding quota and charge its usage."""
         queue = workload.cluster_queue
-        if self._unindexed:
-            self._reindex(queue)
-        self.admitted_by_cq.setdefault(queue, {})[workload.key] = workload
+        if self._unindexed or self._unread:
+            self._settle(queue)
+        self._held.setdefault(queue, {})[workload.key] = workload
         self._index_holder(queue, workload)
         self._usage_changed(workload, 1)
 
@@ -71,7 +122,7 @@ class State:
             self._add_to_queue(queue, held)
 
     def _add_to_queue(self, queue: str, workloads: list[Admitted]) -> None:
-        holders = self.admitted_by_cq.setdefault(queue, {})
+        holders = self._held.setdefault(queue, {})
         by_resource = self._by_resource.setdefault(queue, {})
         ranked = self._ranked.setdefault(queue, {})
         by_priority = self._by_priority.setdefault(queue, {})
@@ -106,9 +157,9 @@ class State:
 
     def remove(self, workload: Admitted) -> None:
         queue = workload.cluster_queue
-        if self._unindexed:
-            self._reindex(queue)
-        held = self.admitted_by_cq.get(queue, {})
+        if self._unindexed or self._unread:
+            self._settle(queue)
+        held = self._held.get(queue, {})
         if held.pop(workload.key, None) is None:
             return
         for fr in workload.usage:
@@ -135,8 +186,8 @@ class State:
 
     def usage_below(self, queue: str, fr: FR, priority: int | None, inclusive: bool = False) -> int:
         """Usage of ``queue`` held by workloads under ``priority`` (all of it when None)."""
-        if self._unindexed:
-            self._reindex(queue)
+        if self._unindexed or self._unread:
+            self._settle(queue)
         buckets = self._by_priority.get(queue, {}).get(fr, {})
         if priority is None:
             return sum(buckets.values())
@@ -144,8 +195,8 @@ class State:
 
     def holders_using(self, queue: str, frs) -> list[Admitted]:
         """Holders of ``queue`` with a positive usage of any of ``frs``, each once."""
-        if self._unindexed:
-            self._reindex(queue)
+        if self._unindexed or self._unread:
+            self._settle(queue)
         index = self._by_resource.get(queue, {})
         if len(frs) == 1:
             return [entry[2] for entry in index.get(next(iter(frs)), {}).values()]
@@ -156,8 +207,8 @@ class State:
 
     def holders_in_order(self, queue: str, frs):
         """Holders of ``queue`` using any of ``frs``, each once, in ``preemption_rank`` order."""
-        if self._unindexed:
-            self._reindex(queue)
+        if self._unindexed or self._unread:
+            self._settle(queue)
         ranked = self._ranked.get(queue, {})
         lists = [ranked[fr] for fr in frs if ranked.get(fr)]
         if len(lists) == 1:
@@ -185,24 +236,45 @@ class State:
     def adopt_holders(self, queues: list[str], removed: list[tuple[str, str]], added: list[Admitted]) -> None:
         """Take the holders another process reached for ``queues`` (whose tree usage the caller
         sets): ``removed`` (queue, key) left, ``added`` came. Their indexes are rebuilt only
-        if something reads them again (after a simulation nothing usually does)."""
+        if something reads them again (after a simulation nothing usually does); holders this
+        process never read stay unread, with the changes kept for when they are."""
+        removed_from: dict[str, list[str]] = {}
         for queue, key in removed:
-            self.admitted_by_cq.get(queue, {}).pop(key, None)
+            removed_from.setdefault(queue, []).append(key)
+        added_to: dict[str, list[Admitted]] = {}
         for workload in added:
-            self.admitted_by_cq.setdefault(workload.cluster_queue, {})[workload.key] = workload
-        for queue in queues:
-            self._by_resource.pop(queue, None)
-            self._ranked.pop(queue, None)
-            self._by_priority.pop(queue, None)
-        self._unindexed.update(queues)
+            added_to.setdefault(workload.cluster_queue, []).append(workload)
+        for queue in set(queues) | set(removed_from) | set(added_to):
+            changes = (removed_from.get(queue, []), added_to.get(queue, []))
+            if queue in self._unread:
+                self._changes[queue] = changes
+            else:
+                self._apply_changes(queue, *changes)
+
+    def _apply_changes(self, queue: str, removed: list[str], added: list[Admitted]) -> None:
+        holders = self._held.setdefault(queue, {})
+        for key in removed:
+            holders.pop(key, None)
+        for workload in added:
+            holders[workload.key] = workload
+        self._by_resource.pop(queue, None)
+        self._ranked.pop(queue, None)
+        self._by_priority.pop(queue, None)
+        self._unindexed.add(queue)
 
     def _reindex(self, queue: str) -> None:
         if queue not in self._unindexed:
             return
         self._unindexed.discard(queue)
-        for workload in self.admitted_by_cq.get(queue, {}).values():
+        for workload in self._held.get(queue, {}).values():
             self._index_holder(queue, workload)
 
     def holders(self, queue: str) -> list[Admitted]:
-        return list(self.admitted_by_cq.get(queue, {}).values())
+        return list(self.held(queue).values())
+
+    def held(self, queue: str) -> dict[str, Admitted]:
+        """Key -> holder of one queue (read first if it was not yet)."""
+        if queue in self._unread:
+            self._read(queue)
+        return self._held.get(queue, {})
 
