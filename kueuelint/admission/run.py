@@ -13,8 +13,7 @@ from kueuelint.admission.partition import schedule
 from kueuelint.admission.scheduler import Outcome
 from kueuelint.admission.state import State
 from kueuelint.admission.workloads import (
-    HOLDS, WAITS, Priorities, admitted_from_workload, conditions, holding_queue, pending_from_derived,
-    quota_state, workload_key,
+    HOLDS, WAITS, Priorities, admitted_from_workload, pending_from_derived, standing, workload_key,
 )
 
 WORKLOAD_KEY = "kueue.x-k8s.io/Workload"
@@ -63,10 +62,8 @@ def _simulate(inventory, incoming: list, max_cycles: int | None, jobs: int | Non
             progress(f"reading Workloads: {number:,}/{len(workloads):,}")
         if id(obj) in incoming_ids:
             continue
-        known = conditions(obj)
-        state_now = quota_state(obj, known)
+        state_now, known, queue = standing(obj)
         if state_now == HOLDS:
-            queue = holding_queue(obj)
             if queue is not None:
                 holders[workload_key(obj)] = obj
                 unread.setdefault(queue, []).append((obj, known))

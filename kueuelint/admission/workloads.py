@@ -38,8 +38,12 @@ def _status(obj) -> dict:
 
 def conditions(obj) -> dict[str, dict]:
     """The first condition of each type, read in one pass over ``status.conditions``."""
+    return _first_conditions(_status(obj).get("conditions"))
+
+
+def _first_conditions(listed) -> dict[str, dict]:
     found: dict[str, dict] = {}
-    for cond in as_list(_status(obj).get("conditions")):
+    for cond in as_list(listed):
         if isinstance(cond, dict):
             kind = cond.get("type")
             if isinstance(kind, str) and kind not in found:
@@ -146,19 +150,26 @@ def workload_priority(obj, priorities: Priorities) -> int:
 HOLDS, WAITS = "holds", "waits"
 
 
-def quota_state(obj, known: dict[str, dict]) -> str | None:
-    """``HOLDS`` quota (QuotaReserved, or admitted by a Kueue that sets no such condition),
-    ``WAITS`` for it, or None when deactivated or Finished (§1.5). Read straight from the
-    data: the snapshot's tens of thousands of Workloads all pass here."""
+def standing(obj) -> tuple[str | None, dict[str, dict], str | None]:
+    """A Workload's quota state: ``HOLDS`` quota (QuotaReserved, or admitted by a Kueue that
+    sets no such condition), ``WAITS`` for it, or None when deactivated or Finished (§1.5);
+    with the first condition of each type and, when it holds quota, the ClusterQueue its
+    admission names. Its data is read once: the snapshot's tens of thousands of Workloads
+    all pass here."""
     data = obj.data
-    spec = data.get("spec") if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return WAITS, {}, None
+    status = data.get("status")
+    status = status if isinstance(status, dict) else {}
+    known = _first_conditions(status.get("conditions"))
+    spec = data.get("spec")
     if isinstance(spec, dict) and spec.get("active") is False or _true(known, "Finished"):
-        return None
-    status = data.get("status") if isinstance(data, dict) else None
-    admission = status.get("admission") if isinstance(status, dict) else None
+        return None, known, None
+    admission = status.get("admission")
     if isinstance(admission, dict) and (_true(known, "QuotaReserved") or "QuotaReserved" not in known):
-        return HOLDS
-    return WAITS
+        queue = admission.get("clusterQueue")
+        return HOLDS, known, queue if isinstance(queue, str) else None
+    return WAITS, known, None
 
 
 def _true(known: dict[str, dict], kind: str) -> bool:
