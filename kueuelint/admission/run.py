@@ -7,13 +7,13 @@ from typing import Callable
 
 from kueuelint import collector
 from kueuelint.admission.build import build_state
-from kueuelint.admission.model import Pending
+from kueuelint.admission.model import Admitted, Pending
 from kueuelint.admission.preemption import Target
 from kueuelint.admission.partition import schedule
 from kueuelint.admission.scheduler import Outcome
 from kueuelint.admission.state import State
 from kueuelint.admission.workloads import (
-    HOLDS, WAITS, Priorities, admitted_from_workload, pending_from_derived, standing, workload_key,
+    HOLDS, WAITS, Priorities, admitted_from_workload, pending_from_derived, standing,
 )
 
 WORKLOAD_KEY = "kueue.x-k8s.io/Workload"
@@ -52,25 +52,10 @@ def _simulate(inventory, incoming: list, max_cycles: int | None, jobs: int | Non
     state, warnings = build_state(inventory, *_config_flags(inventory))
     _fair_strategies(state, inventory)
     priorities = Priorities(inventory)
-    incoming_ids = {id(obj) for obj in incoming}
-    pending: list[Pending] = []
-    holders: dict[str, object] = {}
-    unread: dict[str, list] = {}        # queue -> (Workload, its conditions) holding quota there
-    workloads = inventory.of_kind(WORKLOAD_KEY)
-    for number, obj in enumerate(workloads):
-        if number % PROGRESS_EVERY == 0:
-            progress(f"reading Workloads: {number:,}/{len(workloads):,}")
-        if id(obj) in incoming_ids:
-            continue
-        state_now, known, queue = standing(obj)
-        if state_now == HOLDS:
-            if queue is not None:
-                holders[workload_key(obj)] = obj
-                unread.setdefault(queue, []).append((obj, known))
-        elif state_now == WAITS:
-            pending += _pending_of(obj, inventory, priorities, len(pending))
+    pending, unread = _snapshot_workloads(inventory, incoming, priorities, progress)
+    holders: dict[tuple[str, str], object] = {}     # (queue, key) -> Workload, to requeue a victim
     # Holders become records when their cohort tree is simulated, by the process that does it.
-    state.defer_holders(unread, lambda item: admitted_from_workload(item[0], priorities, item[1]))
+    state.defer_holders(unread, _holder_reader(priorities, holders))
     first_incoming = len(pending)
     for obj in incoming:
         pending += _pending_of(obj, inventory, priorities, len(pending))
@@ -83,11 +68,44 @@ def _simulate(inventory, incoming: list, max_cycles: int | None, jobs: int | Non
         else:
             queued.append(workload)
     done = schedule(state, _namespace_labels(inventory), queued, max_cycles,
-                    lambda held: _requeued(holders.get(held.key), held, inventory, priorities), jobs, progress)
+                    lambda held: _requeued(holders.get((held.cluster_queue, held.key)), held, inventory, priorities),
+                    jobs, progress)
     outcomes.update(done.outcomes)
     state.read_unadopted()
     return Result(pending, outcomes, done.preempted, done.cycles, state, warnings + done.warnings,
                   {wl.key for wl in pending[first_incoming:]})
+
+
+def _snapshot_workloads(inventory, incoming: list, priorities: Priorities,
+                        progress: Callable[[str], None]) -> tuple[list[Pending], dict[str, list]]:
+    """The snapshot's pending workloads, and its holders per queue as (Workload, conditions)."""
+    incoming_ids = {id(obj) for obj in incoming}
+    pending: list[Pending] = []
+    unread: dict[str, list] = {}
+    workloads = inventory.of_kind(WORKLOAD_KEY)
+    for number, obj in enumerate(workloads):
+        if number % PROGRESS_EVERY == 0:
+            progress(f"reading Workloads: {number:,}/{len(workloads):,}")
+        if id(obj) in incoming_ids:
+            continue
+        state_now, known, queue = standing(obj)
+        if state_now == HOLDS and queue is not None:
+            unread.setdefault(queue, []).append((obj, known))
+        elif state_now == WAITS:
+            pending += _pending_of(obj, inventory, priorities, len(pending))
+    return pending, unread
+
+
+def _holder_reader(priorities: Priorities, holders: dict) -> Callable[[tuple], Admitted | None]:
+    """Makes a holder's record, noting its Workload in ``holders`` for a requeue."""
+    def read(item: tuple) -> Admitted | None:
+        obj, known = item
+        held = admitted_from_workload(obj, priorities, known)
+        if held is not None:
+            holders[held.cluster_queue, held.key] = obj
+        return held
+
+    return read
 
 
 def _config_flags(inventory) -> tuple[bool, bool]:

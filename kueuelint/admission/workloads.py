@@ -177,23 +177,12 @@ def _true(known: dict[str, dict], kind: str) -> bool:
     return bool(cond) and cond.get("status") == "True"
 
 
-def holding_queue(obj) -> str | None:
-    """The ClusterQueue a Workload's admission names, if it names one."""
-    admission = _status(obj).get("admission")
-    cq = admission.get("clusterQueue") if isinstance(admission, dict) else None
-    return cq if isinstance(cq, str) else None
-
-
-def workload_key(obj) -> str:
-    return f"{obj.namespace}/{obj.name}"
-
-
 def admitted_from_workload(obj, priorities: Priorities, known: dict[str, dict] | None = None) -> Admitted | None:
-    cq = holding_queue(obj)
-    if cq is None:
-        return None
     status = _status(obj)
-    admission = status["admission"]
+    admission = status.get("admission")
+    cq = admission.get("clusterQueue") if isinstance(admission, dict) else None
+    if not isinstance(cq, str):
+        return None
     reclaimable = {str(r.get("name")): _int(r.get("count")) for r in as_list(status.get("reclaimablePods"))
                    if isinstance(r, dict)} if status.get("reclaimablePods") else {}
     usage: dict = {}
@@ -204,7 +193,7 @@ def admitted_from_workload(obj, priorities: Priorities, known: dict[str, dict] |
     reserved = known.get("QuotaReserved") or {}
     metadata = obj.metadata
     created = epoch(metadata.get("creationTimestamp")) or 0.0
-    return Admitted(workload_key(obj), cq, workload_priority(obj, priorities), usage,
+    return Admitted(f"{obj.namespace}/{obj.name}", cq, workload_priority(obj, priorities), usage,
                     epoch(reserved.get("lastTransitionTime")) or created, created,
                     str(metadata.get("uid") or obj.name), _true(known, "Evicted"))
 
