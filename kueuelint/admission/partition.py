@@ -3,7 +3,8 @@
 Trees share neither quota nor victims, and every decision about a workload reads its own tree
 only, so two simulators that each own whole trees decide exactly what one simulator of all of
 them does. The scheduler ranks each preemption (and warning) by the place it would have in a
-single simulation; merging sorts by that rank. The child sends back its outcomes and the end
+single simulation; merging sorts by that rank. Each process reads the snapshot's holders of
+the trees it takes (``State.read_holders``). The child sends back its outcomes and the end
 state of its trees (usage per node and the holders it added or removed). If the child fails,
 this process simulates the trees it did not deliver: the split only ever saves time.
 """
