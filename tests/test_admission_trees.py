@@ -134,6 +134,27 @@ def test_each_process_reads_the_holders_of_its_own_trees_only(monkeypatch):
     assert len(read) == 2 * holders     # asked for, the rest were read here too (and alone: all)
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_tree_with_nothing_queued_still_counts_its_holders(jobs, monkeypatch):
+    """Nobody simulates such a tree, yet the quota table reads its usage."""
+    objects = _bench_generator()(0.15, 1)         # cq<n> in cohort co<n % 3>
+    idle = {data["metadata"]["name"] for data in objects
+            if data["kind"] == "ClusterQueue" and data["spec"]["cohortName"] == "co1"}
+    objects = [data for data in objects if "status" in data or data["kind"] != "Workload"
+               or data["spec"]["queueName"].removeprefix("lq-") not in idle]
+    expected: dict[tuple, int] = {}
+    for data in objects:
+        admission = data.get("status", {}).get("admission", {})
+        if admission.get("clusterQueue") in idle:
+            assigned = admission["podSetAssignments"][0]
+            fr = (admission["clusterQueue"], assigned["flavors"]["cpu"])
+            expected[fr] = expected.get(fr, 0) + 1000 * int(assigned["resourceUsage"]["cpu"])
+    _split_always(monkeypatch)
+    result = _simulate(objects, jobs=jobs)
+    assert expected and all(result.state.tree.usage(queue, (flavor, "cpu")) == amount
+                            for (queue, flavor), amount in expected.items())
+
+
 @pytest.mark.parametrize("failure", FAILURES)
 def test_a_failed_child_leaves_its_trees_to_this_process(failure, monkeypatch):
     objects = _bench_generator()(0.1, 1)
