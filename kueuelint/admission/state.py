@@ -73,7 +73,7 @@ class State:
         held = [workload for workload in made if workload is not None]
         changes = self._changes.pop(queue, None)
         if changes is None:
-            self._add_to_queue(queue, held)
+            self.add_all(held)
             return
         # Another process simulated this queue and reported its usage: holders only.
         holders = self._held.setdefault(queue, {})
