@@ -30,17 +30,6 @@ def _epoch_of_text(value: str) -> float | None:
         return None
 
 
-def _status(obj) -> dict:
-    data = obj.data
-    status = data.get("status") if isinstance(data, dict) else None
-    return status if isinstance(status, dict) else {}
-
-
-def conditions(obj) -> dict[str, dict]:
-    """The first condition of each type, read in one pass over ``status.conditions``."""
-    return _first_conditions(_status(obj).get("conditions"))
-
-
 def _first_conditions(listed) -> dict[str, dict]:
     found: dict[str, dict] = {}
     for cond in as_list(listed):
@@ -73,16 +62,12 @@ def _int(value) -> int:
 
 
 def pod_set_spec(name: str, count: int, min_count, per_pod: dict[str, int], template: dict) -> PodSetSpec:
-    spec = template.get("spec") if isinstance(template, dict) else None
-    spec = spec if isinstance(spec, dict) else {}
-    affinity = spec.get("affinity") if isinstance(spec.get("affinity"), dict) else {}
-    node_affinity = affinity.get("nodeAffinity") if isinstance(affinity.get("nodeAffinity"), dict) else {}
+    spec = as_dict(as_dict(template).get("spec"))
+    node_affinity = as_dict(as_dict(spec.get("affinity")).get("nodeAffinity"))
     required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
     terms = required.get("nodeSelectorTerms") if isinstance(required, dict) else None
-    tolerations = spec.get("tolerations") if isinstance(spec.get("tolerations"), list) else []
-    selector = spec.get("nodeSelector") if isinstance(spec.get("nodeSelector"), dict) else {}
-    return PodSetSpec(name, count, min_count, dict(per_pod), list(tolerations), dict(selector),
-                      list(terms) if isinstance(terms, list) else None)
+    return PodSetSpec(name, count, min_count, dict(per_pod), list(as_list(spec.get("tolerations"))),
+                      dict(as_dict(spec.get("nodeSelector"))), list(terms) if isinstance(terms, list) else None)
 
 
 def limits_violation(pod_sets) -> str | None:
@@ -138,11 +123,15 @@ def pending_from_derived(obj, derived, seq: int, priorities: Priorities) -> list
 
 
 def workload_priority(obj, priorities: Priorities) -> int:
-    value = obj.spec.get("priority")
+    return _spec_priority(obj.spec, priorities)
+
+
+def _spec_priority(spec: dict, priorities: Priorities) -> int:
+    value = spec.get("priority")
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    ref = obj.spec.get("priorityClassRef")
-    name = ref.get("name") if isinstance(ref, dict) else obj.spec.get("priorityClassName")
+    ref = spec.get("priorityClassRef")
+    name = ref.get("name") if isinstance(ref, dict) else spec.get("priorityClassName")
     return priorities.resolve(name if isinstance(name, str) else None,
                               name if isinstance(name, str) else None)
 
@@ -174,13 +163,17 @@ def standing(obj) -> tuple[str | None, dict[str, dict], str | None]:
 
 def _true(known: dict[str, dict], kind: str) -> bool:
     cond = known.get(kind)
-    return bool(cond) and cond.get("status") == "True"
+    return cond is not None and cond.get("status") == "True"
 
 
 def admitted_from_workload(obj, priorities: Priorities, known: dict[str, dict] | None = None) -> Admitted | None:
-    status = _status(obj)
-    admission = status.get("admission")
-    cq = admission.get("clusterQueue") if isinstance(admission, dict) else None
+    # Tens of thousands of snapshot holders pass here: their data is read straight, once.
+    data = obj.data
+    status = data.get("status") if isinstance(data, dict) else None
+    if not isinstance(status, dict):
+        return None
+    admission = as_dict(status.get("admission"))
+    cq = admission.get("clusterQueue")
     if not isinstance(cq, str):
         return None
     reclaimable = {str(r.get("name")): _int(r.get("count")) for r in as_list(status.get("reclaimablePods"))
@@ -188,21 +181,28 @@ def admitted_from_workload(obj, priorities: Priorities, known: dict[str, dict] |
     usage: dict = {}
     for assignment in as_list(admission.get("podSetAssignments")):
         if isinstance(assignment, dict):
-            _add_assignment_usage(assignment, reclaimable.get(str(assignment.get("name")), 0), usage)
-    known = conditions(obj) if known is None else known
-    reserved = known.get("QuotaReserved") or {}
-    metadata = obj.metadata
+            _add_assignment_usage(assignment, reclaimable.get(str(assignment.get("name")), 0) if reclaimable else 0,
+                                  usage)
+    if known is None:
+        known = _first_conditions(status.get("conditions"))
+    reserved = known.get("QuotaReserved")
+    metadata = as_dict(data.get("metadata"))
     created = epoch(metadata.get("creationTimestamp")) or 0.0
-    return Admitted(f"{obj.namespace}/{obj.name}", cq, workload_priority(obj, priorities), usage,
-                    epoch(reserved.get("lastTransitionTime")) or created, created,
-                    str(metadata.get("uid") or obj.name), _true(known, "Evicted"))
+    reserved_at = epoch(reserved.get("lastTransitionTime")) if reserved else None
+    return Admitted(f"{obj.namespace}/{obj.name}", cq, _spec_priority(as_dict(data.get("spec")), priorities),
+                    usage, reserved_at or created, created, str(metadata.get("uid") or obj.name),
+                    _true(known, "Evicted"))
 
 
 def _add_assignment_usage(assignment: dict, reclaimable: int, usage: dict) -> None:
     flavors = assignment.get("flavors")
-    flavors = flavors if isinstance(flavors, dict) else {}
+    if not isinstance(flavors, dict):
+        return      # no flavor, no usage counted
+    resource_usage = assignment.get("resourceUsage")
+    if not isinstance(resource_usage, dict):
+        return
     count = assignment.get("count")
-    for resource, value in as_dict(assignment.get("resourceUsage")).items():
+    for resource, value in resource_usage.items():
         flavor = flavors.get(resource)
         amount = _units(resource, value) if flavor else None
         if amount is None:
