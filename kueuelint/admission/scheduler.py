@@ -81,6 +81,8 @@ class Simulator:
         self.cycles = 0
         self._clock = 0.0
         self._oracle = oracle(state)
+        # (queue, namespace) -> does the queue's namespaceSelector pick it; labels do not change.
+        self._selected: dict[tuple[str, str], bool] = {}
         # How to queue again a preempted workload that came from the snapshot (set by the caller).
         self.requeue_lookup: Callable[[Admitted], Pending | None] = _no_requeue
         self.requeues: dict[str, int] = {}
@@ -172,10 +174,17 @@ class Simulator:
 
     def _nominate(self, workload: Pending, cq: ClusterQueue) -> Entry:
         entry = Entry(workload, cq)
-        if workload.invalid or not selects_namespace(cq.namespace_selector, workload.namespace, self.namespaces):
+        if workload.invalid or not self._selects(cq, workload.namespace):
             return entry
         entry.assignment, entry.targets = self.assign(workload, cq)
         return entry
+
+    def _selects(self, cq: ClusterQueue, namespace: str) -> bool:
+        known = self._selected.get((cq.name, namespace))
+        if known is None:
+            known = self._selected[cq.name, namespace] = selects_namespace(
+                cq.namespace_selector, namespace, self.namespaces)
+        return known
 
     def assign(self, workload: Pending, cq: ClusterQueue) -> tuple[Assignment, list[Target]]:
         """Full counts first; then partial admission's binary search over reduced counts."""
