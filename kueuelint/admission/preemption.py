@@ -213,7 +213,42 @@ def _minimal_set(state, cq, requests, candidates, allow_borrowing) -> list[_Cand
 def _hopeless(state: State, cq: ClusterQueue, preemptor: Pending, requests: dict[FR, int]) -> bool:
     """True when even evicting everything the policies allow could not make room."""
     frs = sorted(requests)
-    return any(value > _room(state, cq, preemptor.priority, frs, fr) for fr, value in requests.items())
+    if any(value > _room(state, cq, preemptor.priority, frs, fr) for fr, value in requests.items()):
+        return True
+    return _own_queue_cannot_make_room(state, cq, preemptor, requests)
+
+
+def _own_queue_cannot_make_room(state: State, cq: ClusterQueue, preemptor: Pending,
+                                requests: dict[FR, int]) -> bool:
+    """Without borrowWithinCohort and without the hierarchical advantage, the holders of other
+    queues may only go in the "no borrowing" run (§5.4): the "borrowing allowed" run has the
+    preemptor's own queue alone. True when neither run can succeed: the no-borrowing run
+    because the queue is at its nominal quota or would still borrow after evicting its own
+    lower-priority work, the other because that work alone is not enough. Upper bounds
+    only (per-priority usage totals), so a search this ends would have found nothing."""
+    if cq.preemption.borrow_policy not in ("", "Never") or state.fair_sharing:
+        return False
+    tree = state.tree
+    node = tree.queues.get(cq.name)
+    if node is None:
+        return False
+    own = _own_removable(state, cq, preemptor.priority, requests)
+    at_nominal = any(tree.usage(cq.name, fr) >= tree.nominal(cq.name, fr) for fr in requests)
+    if not at_nominal and not any(node.borrows_with(fr, value - own[fr]) for fr, value in requests.items()):
+        return False        # the "no borrowing" run may succeed
+    if not any(value > available_after(tree, cq.name, fr, {cq.name: own[fr]}) for fr, value in requests.items()):
+        return False        # the queue's own lower-priority work may be enough
+    return first_fitting_level(state, cq, requests) is None
+
+
+def _own_removable(state: State, cq: ClusterQueue, priority: int, requests: dict[FR, int]) -> dict[FR, int]:
+    """Per flavor/resource, the usage of ``cq``'s holders that ``withinClusterQueue`` lets a
+    preemptor of ``priority`` evict (equal priorities counted when newer ones may go)."""
+    within = cq.preemption.within
+    if within in ("", "Never"):
+        return {fr: 0 for fr in requests}
+    inclusive = within == "LowerOrNewerEqualPriority"
+    return {fr: state.usage_below(cq.name, fr, priority, inclusive) for fr in requests}
 
 
 def _room(state: State, cq: ClusterQueue, priority: int, frs: list[FR], fr: FR) -> int:
