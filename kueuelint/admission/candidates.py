@@ -17,25 +17,11 @@ def preemptor_identity(cq: ClusterQueue, preemptor: Pending) -> tuple:
 
 
 def same_queue_holders(state: State, cq: ClusterQueue, preemptor: Pending, frs: set[FR]) -> list[Admitted]:
-    """The preemptor's own queue's holders that ``withinClusterQueue`` lets it evict; memoised
-    while usage is frozen (the flavor walk asks once per flavor/resource)."""
+    """The preemptor's own queue's holders that ``withinClusterQueue`` lets it evict."""
     policy = cq.preemption.within
     if policy in ("", "Never"):
         return []
-    node = state.tree.queues.get(cq.name)
-    if not state.frozen or node is None:
-        return _walk_same_queue(state, cq, preemptor, frs)
-    ordered = sorted(frs)
-    key = ("same", cq.name, preemptor_identity(cq, preemptor), tuple(ordered))
-    found = state.memo.get(key, node.root(), ordered)
-    if found is None:
-        found = _walk_same_queue(state, cq, preemptor, frs)
-        state.memo.put(key, node.root(), ordered, found)
-    return found
-
-
-def _walk_same_queue(state: State, cq: ClusterQueue, preemptor: Pending, frs: set[FR]) -> list[Admitted]:
-    equal_too = cq.preemption.within == "LowerOrNewerEqualPriority"
+    equal_too = policy == "LowerOrNewerEqualPriority"
     found = []
     for wl in state.holders_in_order(cq.name, frs):
         if wl.priority > preemptor.priority or (wl.priority == preemptor.priority and not equal_too):
@@ -52,24 +38,11 @@ def _walk_same_queue(state: State, cq: ClusterQueue, preemptor: Pending, frs: se
 def borrowing_holders(state: State, cq: ClusterQueue, preemptor: Pending,
                       frs: set[FR]) -> list[tuple[int, list[Admitted]]]:
     """The reachable holders of each borrowing queue, walking up from the preemptor's parent,
-    with the level (0: the parent) at which they were found. It does not depend on the amount
-    requested, so it is memoised while usage is frozen."""
+    with the level (0: the parent) at which they were found."""
     node = state.tree.queues.get(cq.name)
     if node is None or node.parent is None or cq.preemption.reclaim in ("", "Never"):
         return []
     bound = preemptor.priority if cq.preemption.reclaim == "LowerPriority" else None
-    if not state.frozen:
-        return _walk_borrowing_holders(state, node, frs, bound)
-    ordered = sorted(frs)
-    key = ("levels", cq.name, tuple(ordered), bound)
-    found = state.memo.get(key, node.root(), ordered)
-    if found is None:
-        found = _walk_borrowing_holders(state, node, frs, bound)
-        state.memo.put(key, node.root(), ordered, found)
-    return found
-
-
-def _walk_borrowing_holders(state: State, node: QuotaNode, frs: set[FR], bound: int | None):
     found, previous = [], node
     for level, ancestor in enumerate(node.path_to_root()):
         for child in ancestor.children:

@@ -73,7 +73,7 @@ def _find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
     # Candidates are made and sorted only once a run may succeed: most searches end before.
     ordered = None
     for allow_borrowing in _runs(state, cq, others, frs):
-        freed = _freed_by_run(state, cq, preemptor, frs, (same, others, fits_from), allow_borrowing)
+        freed = _freed_by_run(cq, preemptor, frs, same, others, allow_borrowing)
         if not _fits_freed(state, cq, requests, freed, allow_borrowing):
             continue
         if ordered is None:
@@ -298,21 +298,10 @@ def _borrowing_in_tree(state: State, root: QuotaNode, frs: list[FR]) -> list[str
     return found
 
 
-def _freed_by_run(state, cq, preemptor, frs, found, allow_borrowing) -> dict[str, dict[FR, int]]:
-    """Queue -> contested usage of every workload a run may evict (``found``: the same-queue
-    holders, the other queues' (hierarchical, holders), the first fitting level). It does not
-    depend on the amount requested beyond that level, so it is memoised while usage is frozen."""
-    same, others, fits_from = found
-    node = state.tree.queues[cq.name]
-    if not state.frozen:
-        return _sum_by_queue(same + _allowed_holders(cq, preemptor, others, allow_borrowing), frs)
-    ordered = sorted(frs)
-    key = ("freed", cq.name, preemptor_identity(cq, preemptor), tuple(ordered), fits_from, allow_borrowing)
-    freed = state.memo.get(key, node.root(), ordered)
-    if freed is None:
-        freed = _sum_by_queue(same + _allowed_holders(cq, preemptor, others, allow_borrowing), frs)
-        state.memo.put(key, node.root(), ordered, freed)
-    return freed
+def _freed_by_run(cq, preemptor, frs, same, others, allow_borrowing) -> dict[str, dict[FR, int]]:
+    """Queue -> contested usage of every workload a run may evict (``same``: the same-queue
+    holders; ``others``: the other queues' (hierarchical, holders))."""
+    return _sum_by_queue(same + _allowed_holders(cq, preemptor, others, allow_borrowing), frs)
 
 
 def _sum_by_queue(workloads: list[Admitted], frs) -> dict[str, dict[FR, int]]:
