@@ -19,7 +19,7 @@ class UsageMemo:
     def __init__(self) -> None:
         self._versions: dict[int, dict[FR, int]] = {}     # id(root) -> flavor/resource -> version
         self._any_change = 0
-        self._answers: dict[tuple, tuple[object, Any]] = {}
+        self._answers: dict[tuple, tuple[int, Any]] = {}
 
     def changed(self, root: object, frs) -> None:
         """Usage of ``frs`` changed somewhere below ``root``."""
@@ -37,8 +37,9 @@ class UsageMemo:
     def put(self, key: tuple, root: object, frs, answer: Any) -> None:
         self._answers[key] = (self._stamp(root, frs), answer)
 
-    def _stamp(self, root: object, frs) -> object:
-        """Versions of ``frs`` below ``root``; ``frs`` None for answers that read everything."""
+    def _stamp(self, root: object, frs) -> int:
+        """Versions of ``frs`` below ``root``, added up: versions only grow, so the sum stays the
+        same exactly while every one of them does. ``frs`` None for answers that read everything."""
         if frs is None:
             return self._any_change
         versions = self._versions.get(id(root))
@@ -47,5 +48,5 @@ class UsageMemo:
         if len(frs) == 1:
             return versions.get(frs[0], 0)
         if len(frs) == 2:       # a flavor's cpu and memory: most answers
-            return versions.get(frs[0], 0), versions.get(frs[1], 0)
-        return tuple([versions.get(fr, 0) for fr in frs])
+            return versions.get(frs[0], 0) + versions.get(frs[1], 0)
+        return sum([versions.get(fr, 0) for fr in frs])
