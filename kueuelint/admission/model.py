@@ -111,7 +111,7 @@ class Pending:
     source: dict = field(default_factory=dict)
     cluster_queue: str | None = None
     invalid: str | None = None    # why the scheduler rejects the pod templates (request > limit)
-    _shape: tuple | None = field(default=None, repr=False, compare=False)   # see queues.shape_of
+    _shape: int | None = field(default=None, repr=False, compare=False)     # see queues.shape_of
 
     def order_key(self) -> tuple:
         """Kueue's order inside a ClusterQueue: priority, then queue-order time, then UID."""

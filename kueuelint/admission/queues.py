@@ -15,16 +15,21 @@ from kueuelint.admission.model import Pending
 STRICT = "StrictFIFO"
 
 
-def shape_of(workload: Pending) -> tuple:
-    """What makes two workloads equivalent for scheduling (plus priority, to stay safe)."""
+# Each scheduling shape gets a number the first time it is seen: queues key their buckets by
+# it, as hashing the nested shape again at every push and pop cost more than the heap itself.
+_SHAPE_NUMBERS: dict[tuple, int] = {}
+
+
+def shape_of(workload: Pending) -> int:
+    """What makes two workloads equivalent for scheduling (plus priority, to stay safe), as the
+    number of that shape."""
     cached = workload._shape
     if cached is None:
         parts = tuple(
             (ps.name, ps.count, ps.min_count, tuple(sorted(ps.per_pod.items())),
              repr(ps.tolerations), repr(sorted(ps.node_selector.items())), repr(ps.affinity_terms))
             for ps in workload.pod_sets)
-        cached = (workload.priority, parts)
-        workload._shape = cached
+        cached = workload._shape = _SHAPE_NUMBERS.setdefault((workload.priority, parts), len(_SHAPE_NUMBERS))
     return cached
 
 
@@ -35,7 +40,7 @@ class WorkloadQueue:
         self.queued: dict[str, Pending] = {}
         # The queued workloads again, by scheduling shape: equivalence hashing looks them up
         # at every failed head, and scanning the whole queue each time was quadratic.
-        self._by_shape: dict[tuple, dict[str, Pending]] = {}
+        self._by_shape: dict[int, dict[str, Pending]] = {}
         self.inadmissible: dict[str, Pending] = {}
         self.sticky: Pending | None = None
 
