@@ -25,14 +25,27 @@ def _amount(resource: str, units: int) -> str:
     return format_quantity(resource, units)
 
 
+_SEVERITY_RANK = {kind: rank for rank, kind in enumerate(SEVERITY)}
+
+
 def most_severe(kinds) -> str | None:
-    present = [k for k in kinds if k]
-    return min(present, key=SEVERITY.index) if present else None
+    return _by_severity(kinds, most=True)
 
 
 def least_severe(kinds) -> str | None:
-    present = [k for k in kinds if k]
-    return max(present, key=SEVERITY.index) if present else None
+    return _by_severity(kinds, most=False)
+
+
+def _by_severity(kinds, most: bool) -> str | None:
+    """The most (or least) severe of the kinds given, None if none is given; asked at every
+    flavor attempt, so without building a list or calling a key function."""
+    found, found_rank = None, 0
+    for kind in kinds:
+        if kind:
+            rank = _SEVERITY_RANK[kind]
+            if found is None or (rank < found_rank if most else rank > found_rank):
+                found, found_rank = kind, rank
+    return found
 
 
 @dataclass
