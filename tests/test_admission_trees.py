@@ -267,3 +267,19 @@ def test_status_and_progress_lines_are_throttled_and_cleared():
     progress(3, 3)                              # the last count is always drawn
     progress(0, 0)
     assert stream.getvalue() == "\r\x1b[Kchecking 1/3 files\r\x1b[Kchecking 3/3 files\r\x1b[K"
+
+
+def test_the_records_a_child_sends_back_survive_pickling():
+    """In the compiled build a record class with its own __init__ cannot be unpickled, and a
+    child whose results cannot be read is a child whose trees this process simulates again."""
+    import pickle
+
+    objects = _bench_generator()(0.04, 1)
+    result = _simulate(objects, jobs=1)
+    admitted = next(o for o in result.outcomes.values() if o.result == "admitted" and o.preempts)
+    holder = next(iter(result.state.holders(admitted.cluster_queue)))
+    outcome = pickle.loads(pickle.dumps(admitted))
+    assert repr(outcome.assignment) == repr(admitted.assignment) and outcome.message == admitted.message
+    assert [(t.workload.__getstate__(), t.reason) for t in outcome.preempts] == \
+        [(t.workload.__getstate__(), t.reason) for t in admitted.preempts]
+    assert pickle.loads(pickle.dumps(holder)).__getstate__() == holder.__getstate__()

@@ -60,6 +60,14 @@ class Attempt:
     resource_modes: dict[str, int] = field(default_factory=dict)
     deferred: list[tuple[str, FR, int]] = field(default_factory=list)   # oracle still to run
 
+    def __init__(self, flavor: str, mode: int, borrow: int = 0, reasons: list[str] | None = None,
+                 kind: str | None = None, resource_modes: dict[str, int] | None = None,
+                 deferred: list[tuple[str, FR, int]] | None = None) -> None:   # see model's docstring
+        self.flavor, self.mode, self.borrow, self.kind = flavor, mode, borrow, kind
+        self.reasons = [] if reasons is None else reasons
+        self.resource_modes = {} if resource_modes is None else resource_modes
+        self.deferred = [] if deferred is None else deferred
+
     def copy(self) -> Attempt:
         """For completing a shared attempt with the oracle; its reasons are only ever read."""
         return Attempt(self.flavor, self.mode, self.borrow, self.reasons, self.kind,

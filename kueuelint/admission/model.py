@@ -1,4 +1,12 @@
-"""Plain data the admission simulator works on, decoupled from Kubernetes objects."""
+"""Plain data the admission simulator works on, decoupled from Kubernetes objects.
+
+Records made by the hundred thousand in the simulator's loop (here and in flavors, preemption
+and scheduler) define ``__init__`` themselves: the compiled build compiles that one, while the
+``__init__`` that @dataclass generates stays interpreted code setting attributes one by one
+(about 3,000 machine instructions per record). @dataclass still gives them repr and equality.
+Records a forked simulator sends back (Admitted, Outcome, Assignment, PodSetResult, Target)
+keep the generated one: a compiled class with its own ``__init__`` cannot be unpickled.
+"""
 
 from __future__ import annotations
 
@@ -92,7 +100,17 @@ class PodSetSpec:
     node_selector: dict = field(default_factory=dict)
     affinity_terms: list | None = None   # required node affinity terms, None when absent
     # flavor name -> (Flavor, why it cannot host this pod set or None); filled by the assigner.
-    flavor_mismatch: dict[str, tuple] = field(default_factory=dict, repr=False, compare=False)
+    flavor_mismatch: dict[str, tuple] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __init__(self, name: str, count: int, min_count: int | None = None, per_pod: dict[str, int] | None = None,
+                 tolerations: list | None = None, node_selector: dict | None = None,
+                 affinity_terms: list | None = None) -> None:
+        self.name, self.count, self.min_count = name, count, min_count
+        self.per_pod = {} if per_pod is None else per_pod
+        self.tolerations = [] if tolerations is None else tolerations
+        self.node_selector = {} if node_selector is None else node_selector
+        self.affinity_terms = affinity_terms
+        self.flavor_mismatch = {}
 
 
 @dataclass(eq=False)
@@ -111,7 +129,17 @@ class Pending:
     source: dict = field(default_factory=dict)
     cluster_queue: str | None = None
     invalid: str | None = None    # why the scheduler rejects the pod templates (request > limit)
-    _shape: int | None = field(default=None, repr=False, compare=False)     # see queues.shape_of
+    _shape: int | None = field(default=None, init=False, repr=False, compare=False)     # queues.shape_of
+
+    def __init__(self, key: str, namespace: str, name: str, queue_name: str | None, priority: int,
+                 timestamp: float, seq: int, uid: str, pod_sets: list[PodSetSpec] | None = None,
+                 source: dict | None = None, cluster_queue: str | None = None, invalid: str | None = None) -> None:
+        self.key, self.namespace, self.name, self.queue_name = key, namespace, name, queue_name
+        self.priority, self.timestamp, self.seq, self.uid = priority, timestamp, seq, uid
+        self.pod_sets = [] if pod_sets is None else pod_sets
+        self.source = {} if source is None else source
+        self.cluster_queue, self.invalid = cluster_queue, invalid
+        self._shape = None
 
     def order_key(self) -> tuple:
         """Kueue's order inside a ClusterQueue: priority, then queue-order time, then UID."""

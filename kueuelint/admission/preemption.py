@@ -32,6 +32,9 @@ class _Candidate:
     workload: Admitted
     kind: int
 
+    def __init__(self, workload: Admitted, kind: int) -> None:      # see model's docstring
+        self.workload, self.kind = workload, kind
+
 
 def find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
                  requests: dict[FR, int]) -> list[Target]:

@@ -51,6 +51,9 @@ class Entry:
     assignment: Assignment | None = None
     targets: list[Target] = field(default_factory=list)
 
+    def __init__(self, workload: Pending, cq: ClusterQueue) -> None:     # see model's docstring
+        self.workload, self.cq, self.assignment, self.targets = workload, cq, None, []
+
     def sort_key(self) -> tuple:
         borrowing = self.assignment.borrowing if self.assignment else 0
         wl = self.workload
