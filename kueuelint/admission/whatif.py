@@ -25,7 +25,8 @@ def _bubble_aside(node: QuotaNode | None, fr: FR, delta: int, shift: dict[int, i
         old = node.usage.get(fr, 0) + before
         shift[id(node)] = before + delta
         local = node.local.get(fr, 0)
-        delta = max(0, old + delta - local) - max(0, old - local)
+        new = old + delta
+        delta = (new - local if new > local else 0) - (old - local if old > local else 0)     # as quota._bubble
         node = node.parent
 
 
