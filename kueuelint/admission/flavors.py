@@ -197,8 +197,9 @@ class FlavorAssigner:
         kinds: list[str | None] = []
         tried: list[Attempt] = []
         eager = self.cq.fungibility.when_can_preempt == "MayStopSearch"
+        requested = tuple(sorted(wanted.items()))      # by resource name, as Kueue walks them
         for name in group.flavors:
-            attempt = self._try_flavor(pod_set, name, wanted, assigned)
+            attempt = self._try_flavor(pod_set, name, requested, assigned)
             reasons.extend(attempt.reasons)
             kinds.append(attempt.kind)
             if attempt.mode == NO_FIT:
@@ -229,33 +230,35 @@ class FlavorAssigner:
             attempt.borrow = max(attempt.borrow, borrow)
         attempt.deferred = []
 
-    def _try_flavor(self, pod_set: PodSetSpec, name: str, wanted: dict[str, int], assigned: dict[FR, int]) -> Attempt:
+    def _try_flavor(self, pod_set: PodSetSpec, name: str, requested: tuple[tuple[str, int], ...],
+                    assigned: dict[FR, int]) -> Attempt:
+        """``requested``: (resource, amount) of the group, sorted by resource."""
         mismatch = self._mismatch(pod_set, name)
         if mismatch is not None:
             return Attempt(name, NO_FIT, reasons=[mismatch], kind="NoMatchingFlavor")
+        frs = _flavor_resources(name, requested)
         if not self.state.frozen or self._root is None:
-            return self._quota_attempt(name, wanted, assigned)
+            return self._quota_attempt(name, requested, frs, assigned)
         # Memoised while usage of the flavor's resources is unchanged in the cohort tree: heads
         # of many cycles ask about the same amounts.
-        requested = tuple(sorted(wanted.items()))
-        frs = _flavor_resources(name, requested)
         earlier = tuple([assigned.get(fr, 0) for fr in frs]) if assigned else ()
         key = ("attempt", self.cq.name, name, requested, earlier, self.oracle is None)
         found = self.state.memo.get(key, self._root, frs)
         if found is None:
-            found = self._quota_attempt(name, wanted, assigned)
+            found = self._quota_attempt(name, requested, frs, assigned)
             self.state.memo.put(key, self._root, frs, found)
         # Only an attempt waiting for the oracle gets completed (changed) by the caller.
         return found.copy() if found.deferred else found
 
-    def _quota_attempt(self, name: str, wanted: dict[str, int], assigned: dict[FR, int]) -> Attempt:
+    def _quota_attempt(self, name: str, requested: tuple[tuple[str, int], ...], frs: tuple[FR, ...],
+                       assigned: dict[FR, int]) -> Attempt:
         attempt = Attempt(name, FIT)
         kinds: list[str | None] = []
-        for resource in sorted(wanted):
-            fr = (name, resource)
-            mode, borrow, text, kind = self._fits_quota(fr, assigned.get(fr, 0), wanted[resource])
+        for (resource, amount), fr in zip(requested, frs):
+            previous = assigned.get(fr, 0)
+            mode, borrow, text, kind = self._fits_quota(fr, previous, amount)
             if mode is None:      # the oracle decides; run it only if the outcome matters
-                attempt.deferred.append((resource, fr, assigned.get(fr, 0) + wanted[resource]))
+                attempt.deferred.append((resource, fr, previous + amount))
             else:
                 attempt.resource_modes[resource] = mode
                 attempt.mode = min(attempt.mode, mode)
