@@ -28,6 +28,12 @@ class UsageMemo:
         for fr in frs:
             versions[fr] = versions.get(fr, 0) + 1
 
+    def forget(self) -> None:
+        """Drop every answer; the versions stay. For a cohort tree whose simulation is over:
+        no later question is about it, and a process simulating tree after tree would
+        otherwise carry all their answers in memory."""
+        self._answers = {}
+
     def get(self, key: tuple, root: object, frs) -> Any:
         found = self._answers.get(key)
         if found is not None and found[0] == self._stamp(root, frs):

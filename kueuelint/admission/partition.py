@@ -141,6 +141,7 @@ def _simulate_tree(state, namespaces, names, queued, requeue_lookup, max_cycles,
     simulator.on_cycle = on_cycle
     before = {name: dict(state.held(name)) for name in names}
     simulator.run(max_cycles, limit)
+    state.memo.forget()
     result = _TreeResult(simulator.outcomes, list(zip(simulator.ranks, simulator.preempted)),
                  list(zip(simulator.warning_ranks, simulator.warnings)), simulator.cycles)
     _record_end_state(state, names, before, result)
