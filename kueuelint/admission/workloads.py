@@ -166,8 +166,9 @@ def _true(known: dict[str, dict], kind: str) -> bool:
     return cond is not None and cond.get("status") == "True"
 
 
-def admitted_from_workload(obj, priorities: Priorities, known: dict[str, dict] | None = None) -> Admitted | None:
-    # Tens of thousands of snapshot holders pass here: their data is read straight, once.
+def admitted_from_workload(obj, priorities: Priorities, known: dict[str, dict]) -> Admitted | None:
+    """The record of a Workload holding quota; ``known``: its conditions, as ``standing`` read them.
+    Tens of thousands of snapshot holders pass here: their data is read straight, once."""
     data = obj.data
     status = data.get("status") if isinstance(data, dict) else None
     if not isinstance(status, dict):
@@ -183,8 +184,6 @@ def admitted_from_workload(obj, priorities: Priorities, known: dict[str, dict] |
         if isinstance(assignment, dict):
             _add_assignment_usage(assignment, reclaimable.get(str(assignment.get("name")), 0) if reclaimable else 0,
                                   usage)
-    if known is None:
-        known = _first_conditions(status.get("conditions"))
     reserved = known.get("QuotaReserved")
     metadata = as_dict(data.get("metadata"))
     created = epoch(metadata.get("creationTimestamp")) or 0.0
