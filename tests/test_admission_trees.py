@@ -246,11 +246,14 @@ def test_admit_draws_a_status_line_on_a_terminal_for_a_large_snapshot(tmp_path):
     assert code in (0, 1) and drawn == ""
 
 
-def test_status_and_progress_lines_are_throttled_and_cleared():
+def test_status_and_progress_lines_are_throttled_and_cleared(monkeypatch):
     import io
+    import time
 
     from kueuelint.cli.output import progress_printer, status_printer
 
+    # A machine booted a minute ago: its monotonic clock is still below the interval.
+    monkeypatch.setattr(time, "monotonic", lambda: 60.0)
     stream = io.StringIO()
     show = status_printer(stream, interval=3600)
     show(None)                                  # nothing drawn: nothing to clear

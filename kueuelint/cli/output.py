@@ -70,7 +70,9 @@ def status_printer(stream, interval: float = 0.1):
     """A callback drawing one status line in place (``reading snapshot.yaml``), at most once per
     ``interval`` unless forced; None clears it. Callers use it only for runs that surely take
     a while, so that quick runs never flicker."""
-    state = {"last": 0.0, "shown": False}
+    # The first line is always drawn: the monotonic clock may start near zero (a machine up
+    # for less than ``interval``), so no made-up "last drawn" time may throttle it.
+    state: dict = {"last": None, "shown": False}
 
     def show(text: str | None, force: bool = False) -> None:
         if text is None:
@@ -80,7 +82,8 @@ def status_printer(stream, interval: float = 0.1):
                 state["shown"] = False
             return
         now = time.monotonic()
-        if now - state["last"] < interval and not force:
+        last = state["last"]
+        if last is not None and now - last < interval and not force:
             return
         state["last"], state["shown"] = now, True
         stream.write(f"\r\x1b[K{text}")
