@@ -18,6 +18,16 @@ from dataclasses import dataclass, field
 
 FR = tuple[str, str]  # (flavor, resource)
 
+_PAIRS: dict[FR, FR] = {}
+
+
+def flavor_resource(flavor: str, resource: str) -> FR:
+    """The one tuple standing for a flavor/resource pair. Dictionaries keyed by these pairs are
+    read millions of times in a simulation; when every key is the same object, a look-up
+    matches by identity instead of comparing both strings."""
+    pair = (flavor, resource)
+    return _PAIRS.setdefault(pair, pair)
+
 
 @dataclass(frozen=True)
 class ResourceQuota:

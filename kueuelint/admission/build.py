@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kueuelint.accounting.quantity import safe_parse, to_kueue_units
-from kueuelint.accounting.quota import FR, QuotaTree, ResourceQuota
+from kueuelint.accounting.quota import FR, QuotaTree, ResourceQuota, flavor_resource
 from kueuelint.admission.model import ClusterQueue, as_list, Flavor, Fungibility, Preemption, ResourceGroup
 from kueuelint.admission.state import State
 
@@ -46,7 +46,7 @@ def parse_quotas(resource_groups, warnings: list[str], where: str):
             names.append(str(flavor["name"]))
             for res in as_list(flavor.get("resources")):
                 if isinstance(res, dict) and res.get("name"):
-                    quotas[(names[-1], str(res["name"]))] = _resource_quota(res, warnings, where)
+                    quotas[flavor_resource(names[-1], str(res["name"]))] = _resource_quota(res, warnings, where)
         groups.append(ResourceGroup(covered, tuple(names)))
     return groups, quotas
 

@@ -7,7 +7,7 @@ from functools import lru_cache
 from typing import Callable
 
 from kueuelint.accounting.quantity import format_quantity
-from kueuelint.accounting.quota import FR
+from kueuelint.accounting.quota import FR, flavor_resource
 from kueuelint.admission.matching import matches_node_labels, taint_text, untolerated_taint
 from kueuelint.admission.model import (
     FIT, NO_CANDIDATES, NO_FIT, PREEMPT, RECLAIM, SEVERITY, ClusterQueue, Fungibility, Pending,
@@ -108,7 +108,7 @@ class Assignment:
             result.mode = min(result.mode, ps.mode)
             result.borrowing = max(result.borrowing, ps.borrow)
             for resource, flavor in ps.flavors.items():
-                fr = (flavor, resource)
+                fr = flavor_resource(flavor, resource)
                 result.usage[fr] = result.usage.get(fr, 0) + ps.usage.get(resource, 0)
                 if ps.modes.get(resource, FIT) < FIT:
                     result.preempt_frs.add(fr)
@@ -146,7 +146,7 @@ class FlavorAssigner:
             result = self._pod_set(pod_set, count, assigned)
             results.append(result)
             for resource, flavor in result.flavors.items():
-                fr = (flavor, resource)
+                fr = flavor_resource(flavor, resource)
                 assigned[fr] = assigned.get(fr, 0) + result.usage.get(resource, 0)
         return Assignment.of(results)
 
@@ -311,7 +311,7 @@ class FlavorAssigner:
 def _flavor_resources(flavor: str, requested: tuple) -> tuple[FR, ...]:
     """The flavor/resources of one flavor for sorted (resource, amount) pairs; the few
     combinations recur in every cycle."""
-    return tuple([(flavor, resource) for resource, _ in requested])
+    return tuple([flavor_resource(flavor, resource) for resource, _ in requested])
 
 
 def _mismatch(flavor, pod_set: PodSetSpec, name: str) -> str | None:

@@ -6,6 +6,7 @@ from datetime import datetime
 from functools import lru_cache
 
 from kueuelint.accounting.quantity import safe_parse, to_kueue_units
+from kueuelint.accounting.quota import flavor_resource
 from kueuelint.admission.model import Admitted, Pending, PodSetSpec, as_dict, as_list
 
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
@@ -208,7 +209,7 @@ def _add_assignment_usage(assignment: dict, reclaimable: int, usage: dict) -> No
             continue
         if reclaimable and isinstance(count, int) and count > 0:
             amount = amount * max(0, count - reclaimable) // count
-        fr = (str(flavor), str(resource))
+        fr = flavor_resource(str(flavor), str(resource))
         usage[fr] = usage.get(fr, 0) + amount
 
 
