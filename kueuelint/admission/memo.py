@@ -17,14 +17,16 @@ from kueuelint.accounting.quota import FR
 
 class UsageMemo:
     def __init__(self) -> None:
-        self._versions: dict[int, dict[FR, int]] = {}     # id(root) -> flavor/resource -> version
+        # root -> flavor/resource -> version. Keyed by the root itself (hashed by identity): an
+        # id() would be a new int object at every look-up, compared by value.
+        self._versions: dict[object, dict[FR, int]] = {}
         self._any_change = 0
         self._answers: dict[tuple, tuple[int, Any]] = {}
 
     def changed(self, root: object, frs) -> None:
         """Usage of ``frs`` changed somewhere below ``root``."""
         self._any_change += 1
-        versions = self._versions.setdefault(id(root), {})
+        versions = self._versions.setdefault(root, {})
         for fr in frs:
             versions[fr] = versions.get(fr, 0) + 1
 
@@ -48,7 +50,7 @@ class UsageMemo:
         same exactly while every one of them does. ``frs`` None for answers that read everything."""
         if frs is None:
             return self._any_change
-        versions = self._versions.get(id(root))
+        versions = self._versions.get(root)
         if versions is None:
             return 0
         if len(frs) == 1:
