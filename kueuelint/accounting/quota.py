@@ -16,7 +16,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-FR = tuple[str, str]  # (flavor, resource)
+# (flavor, resource). Typed as a variable-length tuple on purpose: the compiled build (mypyc)
+# keeps a fixed-length tuple unboxed and boxes a new tuple object each time one is used as a
+# dictionary key, which would undo ``flavor_resource`` and hash and compare afresh every time.
+FR = tuple[str, ...]
 
 _PAIRS: dict[FR, FR] = {}
 
