@@ -164,6 +164,15 @@ def test_a_failed_child_leaves_its_trees_to_this_process(failure, monkeypatch):
     assert to_json(_simulate(objects, jobs=2)) == alone
 
 
+def test_a_child_result_that_cannot_be_read_leaves_its_trees_to_this_process(monkeypatch):
+    """The child pickles each tree's results on its own; one unreadable tree is a failed child."""
+    objects = _bench_generator()(0.1, 1)
+    alone = to_json(_simulate(objects, jobs=1))
+    _split_always(monkeypatch)
+    monkeypatch.setattr(partition, "_packed", lambda result: b"not a pickle")
+    assert to_json(_simulate(objects, jobs=2)) == alone
+
+
 def test_small_runs_and_one_job_stay_in_one_process(monkeypatch):
     started = []
     monkeypatch.setattr(partition.Child, "start", classmethod(lambda cls, work: started.append(1)))
