@@ -97,11 +97,12 @@ def test_two_processes_change_no_scenario(name, monkeypatch):
 
 
 @pytest.mark.parametrize("seed", [1, 2])
-def test_two_processes_decide_and_end_like_one(seed, monkeypatch):
+@pytest.mark.parametrize("jobs", [2, 1], ids=["two processes", "tree after tree"])
+def test_trees_simulated_apart_decide_and_end_like_all_together(seed, jobs, monkeypatch):
     objects = _bench_generator()(0.15, seed)
     alone = _simulate(objects, jobs=1)
     _split_always(monkeypatch)
-    split = _simulate(objects, jobs=2)
+    split = _simulate(objects, jobs=jobs)
     assert to_json(split) == to_json(alone)
     assert len(alone.preempted) > 10 and alone.warnings == split.warnings
     # the state the report reads: usage of every node, and the holders of every queue
@@ -195,6 +196,16 @@ def test_progress_tells_each_phase_and_changes_nothing(monkeypatch):
     cycles = [line for line in lines if "cycle" in line]
     assert cycles[:2] == ["simulating: cycle 1", "simulating: cycle 2"]
     assert len(cycles) == told.cycles + 1       # and the cycle that found nothing left to change
+
+
+def test_progress_of_trees_taken_one_after_another_names_the_tree(monkeypatch):
+    objects = _bench_generator()(0.1, 1)
+    _split_always(monkeypatch)
+    lines: list[str] = []
+    simulate(Inventory(_objects(objects)), [], None, 1, lines.append)
+    cycles = [line for line in lines if "cycle" in line]
+    assert cycles[0] == "simulating: cohort tree 1 of 2, cycle 1"
+    assert any(line.startswith("simulating: cohort tree 2 of 2, cycle ") for line in cycles)
 
 
 def test_progress_of_two_processes_comes_from_this_one_only(tmp_path, monkeypatch):

@@ -1,4 +1,5 @@
-"""Cohort trees simulated apart, shared with a forked process when the run is large.
+"""Cohort trees simulated apart when the run is large, shared with a forked process when a
+second core is free.
 
 Trees share neither quota nor victims, and every decision about a workload reads its own tree
 only, so two simulators that each own whole trees decide exactly what one simulator of all of
@@ -26,7 +27,8 @@ from kueuelint.cores import default_jobs
 from kueuelint.forked import Child
 
 # Fewer queued workloads than this take about a second or less in one process, where a fork
-# and the exchange of results would eat most of what a second core saves.
+# and the exchange of results would eat most of what a second core saves; they are simulated
+# all together, as Kueue does.
 MIN_QUEUED_TO_SPLIT = 2000
 
 Kept = TypeVar("Kept")
@@ -62,24 +64,30 @@ def schedule(state: State, namespaces: dict, queued: list[Pending], max_cycles: 
     """Run the cycles for ``queued`` (workloads whose ClusterQueue exists and is active);
     ``progress`` is told the cycles of this process (never the child's: one terminal line)."""
     trees = _trees(state, queued)
-    if len(trees) < 2 or not _worth_splitting(queued, jobs):
+    if len(trees) < 2 or len(queued) < MIN_QUEUED_TO_SPLIT:
         simulator = _simulator(state, namespaces, None, queued, requeue_lookup)
         if progress is not None:
             simulator.on_cycle = lambda number: progress(f"simulating: cycle {number}")
         simulator.run(max_cycles)
         return Schedule(simulator.outcomes, simulator.preempted, simulator.warnings, simulator.cycles)
     limit = safety_limit(len({(wl.cluster_queue, wl.key) for wl in queued}))
+    forking = _may_fork(jobs)
+    how = "simulating in two processes" if forking else "simulating"
 
     def run_tree(index: int, told: Callable[[str], None] | None = None) -> _TreeResult:
         names, tree_queued = trees[index]
         on_cycle = None if told is None else (
-            lambda number: told(f"simulating in two processes: cohort tree {index + 1} of {len(trees)}, "
-                                f"cycle {number}"))
+            lambda number: told(f"{how}: cohort tree {index + 1} of {len(trees)}, cycle {number}"))
         return _simulate_tree(state, namespaces, names, tree_queued, requeue_lookup, max_cycles, limit, on_cycle)
 
     def run_tree_here(index: int) -> _TreeResult:
         return run_tree(index, progress)
 
+    if not forking:
+        # One process still takes the trees one at a time: each tree's memoised answers are
+        # dropped when it is done, and a small memo is a fast one (at the issue's scale 1,500
+        # answers instead of 30,000; 4.2 s instead of 5.3 s in one process).
+        return _merge([run_tree_here(index) for index in range(len(trees))])
     tasks = _TaskPipe.fill(len(trees))
     child = Child.start(lambda: _drain(tasks, lambda index: _packed(run_tree(index)))) \
         if tasks is not None else None
@@ -102,10 +110,8 @@ def schedule(state: State, namespaces: dict, queued: list[Pending], max_cycles: 
     return _merge([result for _, result in own + others])
 
 
-def _worth_splitting(queued: list[Pending], jobs: int | None) -> bool:
-    if len(queued) < MIN_QUEUED_TO_SPLIT or not hasattr(os, "fork"):
-        return False
-    return (jobs if jobs is not None else default_jobs()) > 1
+def _may_fork(jobs: int | None) -> bool:
+    return hasattr(os, "fork") and (jobs if jobs is not None else default_jobs()) > 1
 
 
 def _simulator(state, namespaces, names, queued, requeue_lookup) -> Simulator:
