@@ -18,13 +18,12 @@ import select
 from dataclasses import dataclass, field
 from typing import Callable, TypeVar
 
-from kueuelint import collector
 from kueuelint.admission.model import Admitted, Pending
 from kueuelint.admission.preemption import Target
 from kueuelint.admission.scheduler import Outcome, Simulator, safety_limit
 from kueuelint.admission.state import State
 from kueuelint.cores import default_jobs
-from kueuelint.forked import Child
+from kueuelint.forked import Child, unpickled
 
 # Fewer queued workloads than this take about a second or less in one process, where a fork
 # and the exchange of results would eat most of what a second core saves; they are simulated
@@ -154,15 +153,11 @@ def _packed(result: _TreeResult) -> bytes:
 
 
 def _unpacked(packed: list[tuple[int, bytes]] | None) -> list[tuple[int, _TreeResult]] | None:
+    """The child's tree results; None if one cannot be read (then its trees are done here)."""
     if packed is None:
         return None
-    # Many fresh containers without cycles: collector passes over them would cost more
-    # than reading them.
-    with collector.paused():
-        try:
-            return [(index, pickle.loads(data)) for index, data in packed]
-        except Exception:       # not what a healthy child sends: do its trees here
-            return None
+    results = [(index, unpickled(data)) for index, data in packed]
+    return None if any(result is None for _, result in results) else results
 
 
 def _simulate_tree(state, namespaces, names, queued, requeue_lookup, max_cycles, limit,
