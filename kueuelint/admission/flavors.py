@@ -212,9 +212,12 @@ class FlavorAssigner:
                 return attempt, None
             tried.append(attempt)
         best: Attempt | None = None
+        preference = self.cq.fungibility.preference
         for attempt in tried:
+            if best is not None and not _may_be_preferred(attempt, best, preference):
+                continue    # the oracle can only make it worse: no need to run it
             self._resolve(attempt)
-            if best is None or _preferred(attempt, best, self.cq.fungibility.preference):
+            if best is None or _preferred(attempt, best, preference):
                 best = attempt
         return best, least_severe(kinds)
 
@@ -337,10 +340,22 @@ def _stops_search(attempt: Attempt, fungibility: Fungibility) -> bool:
 
 def _preferred(candidate: Attempt, best: Attempt, preference: str) -> bool:
     """Kueue's ``isPreferred``: is ``candidate`` strictly better than ``best``?"""
-    if (candidate.mode == NO_CANDIDATES) != (best.mode == NO_CANDIDATES):
+    return _preferred_by(candidate.mode, candidate.borrow, best, preference)
+
+
+def _may_be_preferred(candidate: Attempt, best: Attempt, preference: str) -> bool:
+    """Could ``candidate`` still be preferred once its oracle has run? The oracle answers a
+    preemption mode at best and only ever lowers the mode and raises the borrowing level,
+    which never makes an attempt more preferred: so its best case decides."""
+    mode = min(candidate.mode, RECLAIM) if candidate.deferred else candidate.mode
+    return _preferred_by(mode, candidate.borrow, best, preference)
+
+
+def _preferred_by(mode: int, borrow: int, best: Attempt, preference: str) -> bool:
+    if (mode == NO_CANDIDATES) != (best.mode == NO_CANDIDATES):
         return best.mode == NO_CANDIDATES
-    if preference == "PreemptionOverBorrowing" and candidate.borrow != best.borrow:
-        return candidate.borrow < best.borrow
-    if candidate.mode != best.mode:
-        return candidate.mode > best.mode
-    return candidate.borrow < best.borrow
+    if preference == "PreemptionOverBorrowing" and borrow != best.borrow:
+        return borrow < best.borrow
+    if mode != best.mode:
+        return mode > best.mode
+    return borrow < best.borrow
