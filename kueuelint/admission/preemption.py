@@ -214,11 +214,16 @@ def _minimal_set(state, cq, requests, candidates, allow_borrowing) -> list[_Cand
 
 
 def _hopeless(state: State, cq: ClusterQueue, preemptor: Pending, requests: dict[FR, int]) -> bool:
-    """True when even evicting everything the policies allow could not make room."""
+    """True when even evicting everything the policies allow could not make room. Two bounds;
+    the one likelier to decide goes first. Under ``reclaimWithinCohort: Any`` the room counts
+    everything the other queues borrow, which seldom falls short, while a queue at its nominal
+    quota is stopped by its own."""
+    if cq.preemption.reclaim == "Any" and _own_queue_cannot_make_room(state, cq, preemptor, requests):
+        return True
     frs = sorted(requests)
     if any(value > _room(state, cq, preemptor.priority, frs, fr) for fr, value in requests.items()):
         return True
-    return _own_queue_cannot_make_room(state, cq, preemptor, requests)
+    return cq.preemption.reclaim != "Any" and _own_queue_cannot_make_room(state, cq, preemptor, requests)
 
 
 def _own_queue_cannot_make_room(state: State, cq: ClusterQueue, preemptor: Pending,
