@@ -44,6 +44,8 @@ def find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
     the final search often ask the same question, and so do heads of later cycles while nothing
     changed in the cohort tree for the requested flavor/resources.
     """
+    if not _may_evict(cq):
+        return []
     node = state.tree.queues.get(cq.name)
     if not state.frozen or node is None:
         return _find_targets(state, cq, preemptor, requests)
@@ -55,6 +57,13 @@ def find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
         found = _find_targets(state, cq, preemptor, requests)
         state.memo.put(key, root, frs, found)
     return list(found)
+
+
+def _may_evict(cq: ClusterQueue) -> bool:
+    """Whether the queue's policies let it evict anything at all: neither its own queue's
+    workloads (``withinClusterQueue``) nor other queues' (``reclaimWithinCohort``) otherwise."""
+    policy = cq.preemption
+    return policy.within not in ("", "Never") or policy.reclaim not in ("", "Never")
 
 
 def _find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
@@ -104,6 +113,8 @@ def oracle(state: State):
     """The flavor assigner's preemption oracle bound to ``state`` (§2.3)."""
 
     def simulate(cq: ClusterQueue, preemptor: Pending, fr: FR, value: int) -> tuple[int, int]:
+        if not _may_evict(cq):
+            return NO_CANDIDATES, 0
         node = state.tree.queues.get(cq.name)
         if not state.frozen or node is None:
             return _simulate(state, cq, preemptor, fr, value)
