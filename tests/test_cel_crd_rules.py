@@ -1,7 +1,7 @@
 """Every x-kubernetes-validations rule in Kueue's CRDs compiles and evaluates on every engine.
 
-The CRDs live in shared/kueue-crds beside the repository (test data, not shipped);
-the tests skip when it is absent.
+The CRDs live in shared/kueue-crds beside the repository, or where KUEUELINT_SHARED points
+(test data, not shipped); the tests skip when it is absent.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from conftest import SHARED
 
 from kueuelint.cel import CelCompileError, CelEvalError, available_engines, get_engine
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
 CRD_DIR = SHARED / "kueue-crds"
 CORPUS_DIR = SHARED / "corpus" / "kueue"
 VARIABLES = ("self", "oldSelf")
