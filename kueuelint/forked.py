@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import pickle
 import signal
-from typing import Callable
+from typing import Any, Callable
 
 from kueuelint import collector
 
@@ -35,12 +35,17 @@ class Child:
         os.close(writer)
         return cls(pid, reader)
 
-    def result(self):
-        """What ``work`` returned; None if the child failed."""
+    def result(self, then: Callable[[Any], Any] | None = None) -> Any:
+        """What ``work`` returned, None if the child failed; passed through ``then`` if given.
+        The child is reaped last: one that touched a large heap takes a while to exit (25 ms
+        for 200 MB), which goes by while its result is unpickled and ``then`` runs."""
         with os.fdopen(self.reader, "rb") as stream:
             data = stream.read()
-        os.waitpid(self.pid, 0)
-        return unpickled(data)
+        try:
+            value = unpickled(data)
+            return value if then is None else then(value)
+        finally:
+            os.waitpid(self.pid, 0)
 
     def stop(self) -> None:
         try:

@@ -99,13 +99,11 @@ def schedule(state: State, namespaces: dict, queued: list[Pending], max_cycles: 
     finally:
         if tasks is not None:
             os.close(tasks.reader)
-    others = _unpacked(child.result()) if child is not None else None
+    others = child.result(lambda packed: _unpacked_and_adopted(state, trees, packed)) \
+        if child is not None else None
     if others is None:      # no child, or it failed: whatever it had taken is done here
         done = {index for index, _ in own}
         others = [(index, run_tree_here(index)) for index in range(len(trees)) if index not in done]
-    else:
-        for index, result in others:
-            _adopt(state, trees[index][0], result)
     return _merge([result for _, result in own + others])
 
 
@@ -158,6 +156,14 @@ def _unpacked(packed: list[tuple[int, bytes]] | None) -> list[tuple[int, _TreeRe
         return None
     results = [(index, unpickled(data)) for index, data in packed]
     return None if any(result is None for _, result in results) else results
+
+
+def _unpacked_and_adopted(state: State, trees: list, packed) -> list[tuple[int, _TreeResult]] | None:
+    """The child's tree results, their end state given to ``state``; None if unreadable."""
+    others = _unpacked(packed)
+    for index, result in others or []:
+        _adopt(state, trees[index][0], result)
+    return others
 
 
 def _simulate_tree(state, namespaces, names, queued, requeue_lookup, max_cycles, limit,
