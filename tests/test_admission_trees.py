@@ -11,13 +11,17 @@ import os
 import pytest
 
 from kueuelint.admission import admit, partition, run
+from kueuelint.admission.build import build_state
 from kueuelint.admission.report import to_json
 from kueuelint.admission.run import simulate
 from kueuelint.admission.scheduler import Simulator
+from kueuelint.admission.workloads import Priorities
 from kueuelint.index.inventory import Inventory
 from helpers_build import patches_simulator
 from helpers_fork import FAILURES, make_the_child_fail
 from test_admission_memo import SCENARIOS, _bench_generator, _objects, _scenario
+
+KUEUE = "kueue.x-k8s.io/v1beta2"
 
 
 def _admit(snapshot: list, incoming: list, cycles) -> dict:
@@ -182,6 +186,42 @@ def test_small_runs_and_one_job_stay_in_one_process(monkeypatch):
     _split_always(monkeypatch)
     _simulate(objects, jobs=1)
     assert started == []
+
+
+def _tree_order(queues: dict[str, tuple[dict, int]]) -> list[list[str]]:
+    """The order ``partition`` hands out the trees of ``queues``: name -> (preemption, pending
+    workloads), each ClusterQueue in a cohort of its own."""
+    snapshot = [{"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": "f"}}]
+    for name, (preemption, pending) in queues.items():
+        snapshot += [
+            {"apiVersion": KUEUE, "kind": "ClusterQueue", "metadata": {"name": name},
+             "spec": {"cohortName": f"co-{name}", "namespaceSelector": {}, "preemption": preemption,
+                      "resourceGroups": [{"coveredResources": ["cpu"], "flavors": [
+                          {"name": "f", "resources": [{"name": "cpu", "nominalQuota": 1}]}]}]}},
+            {"apiVersion": KUEUE, "kind": "LocalQueue", "metadata": {"name": name, "namespace": "ns"},
+             "spec": {"clusterQueue": name}}]
+        snapshot += [
+            {"apiVersion": KUEUE, "kind": "Workload", "metadata": {"name": f"{name}-{n}", "namespace": "ns"},
+             "spec": {"queueName": name, "podSets": [{"name": "main", "count": 1, "template": {"spec": {
+                 "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}}}]}}
+            for n in range(pending)]
+    inventory = Inventory(_objects(snapshot))
+    state, _ = build_state(inventory, False, False)
+    pending_records, _ = run._snapshot_workloads(inventory, [], Priorities(inventory), lambda text: None)
+    queued = [wl for wl in pending_records if run._resolve_queue(wl, inventory, state) is None]
+    return [names for names, _ in partition._trees(state, queued)]
+
+
+WITHIN = {"withinClusterQueue": "LowerPriority"}
+BOTH = {"withinClusterQueue": "LowerPriority", "reclaimWithinCohort": "Any"}
+
+
+def test_trees_whose_queues_may_evict_are_handed_out_first():
+    """Victim searches make a tree long: two processes end together when short trees come last."""
+    assert _tree_order({"calm": ({}, 5), "evicting": (WITHIN, 3)}) == [["evicting"], ["calm"]]
+    assert _tree_order({"calm": ({}, 7), "evicting": (WITHIN, 3)}) == [["calm"], ["evicting"]]
+    assert _tree_order({"within": (WITHIN, 4), "both": (BOTH, 3)}) == [["both"], ["within"]]
+    assert _tree_order({"a": ({}, 2), "b": ({}, 4), "c": ({}, 3)}) == [["b"], ["c"], ["a"]]
 
 
 # --- progress -----------------------------------------------------------------------------------
