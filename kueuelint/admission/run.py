@@ -13,8 +13,9 @@ from kueuelint.admission.partition import schedule
 from kueuelint.admission.scheduler import Outcome
 from kueuelint.admission.state import State
 from kueuelint.admission.workloads import (
-    HOLDS, WAITS, Priorities, admitted_from_workload, pending_from_derived, standing,
+    HOLDS, WAITS, Priorities, admitted_from_workload, pending_from_derived, standing, workload_priority,
 )
+from kueuelint.derive import workloads_of
 
 WORKLOAD_KEY = "kueue.x-k8s.io/Workload"
 DEFAULT_QUEUE = "default"
@@ -126,25 +127,18 @@ def _fair_strategies(state: State, inventory) -> None:
 
 
 def _pending_of(obj, inventory, priorities: Priorities, seq: int) -> list[Pending]:
-    from kueuelint.derive import workloads_of
-
+    # A Workload object states its priority and queue itself.
+    stated = obj.key == WORKLOAD_KEY
+    priority = workload_priority(obj, priorities) if stated else None
+    queue = obj.spec.get("queueName") if stated else None
     records = []
     for derived in workloads_of(obj, inventory):
-        made = pending_from_derived(obj, derived, seq + len(records), priorities)
-        if obj.key == WORKLOAD_KEY:
-            _apply_workload_fields(obj, made, priorities)
+        made = pending_from_derived(obj, derived, seq + len(records), priorities, priority)
+        if isinstance(queue, str) and queue:
+            for record in made:
+                record.queue_name = queue
         records += made
     return records
-
-
-def _apply_workload_fields(obj, records: list[Pending], priorities: Priorities) -> None:
-    from kueuelint.admission.workloads import workload_priority
-
-    queue = obj.spec.get("queueName")
-    for record in records:
-        record.priority = workload_priority(obj, priorities)
-        if isinstance(queue, str) and queue:
-            record.queue_name = queue
 
 
 def _requeued(obj, held, inventory, priorities: Priorities) -> Pending | None:

@@ -86,7 +86,10 @@ def limits_violation(pod_sets) -> str | None:
 
 
 def _over_limit(resources: dict) -> list[str]:
-    requests, limits = as_dict(resources.get("requests")), as_dict(resources.get("limits"))
+    limits = resources.get("limits")
+    if not limits or not isinstance(limits, dict):
+        return []       # the usual container: nothing to compare
+    requests = as_dict(resources.get("requests"))
     over = []
     for name in sorted(set(requests) & set(limits)):
         request, _ = safe_parse(requests[name])
@@ -100,27 +103,38 @@ def source_of(obj) -> dict:
     return {"file": obj.path, "line": obj.doc.line, "kind": obj.kind, "name": obj.name}
 
 
-def pending_from_derived(obj, derived, seq: int, priorities: Priorities) -> list[Pending]:
-    """Pending records for one derived workload (several for per-pod kinds like Deployments)."""
+def pending_from_derived(obj, derived, seq: int, priorities: Priorities,
+                         priority: int | None = None) -> list[Pending]:
+    """Pending records for one derived workload (several for per-pod kinds like Deployments);
+    ``priority`` when the object states it (a Workload), else from the priority classes."""
     pod_sets = [pod_set_spec(ps.name, ps.count, ps.min_count, ps.requests, ps.template)
                 for ps in derived.pod_sets]
-    pod_class = next((ps.template.get("spec", {}).get("priorityClassName") for ps in derived.pod_sets
-                      if isinstance(ps.template.get("spec"), dict)), None)
+    if priority is None:
+        priority = priorities.resolve(derived.priority_class, _pod_priority_class(derived.pod_sets))
     namespace = derived.namespace or obj.namespace or "default"
     name = derived.group_name or obj.name
-    created = epoch(obj.metadata.get("creationTimestamp"))
+    metadata = obj.metadata
+    created = epoch(metadata.get("creationTimestamp"))
     timestamp = created if created is not None else INCOMING_TIME + seq
     copies = max(1, derived.replicas) if derived.per_pod else 1
     invalid = limits_violation(derived.pod_sets)
+    uid, source = metadata.get("uid"), source_of(obj)
     records = []
     for index in range(copies):
         suffix = f"/pod-{index}" if copies > 1 else ""
-        records.append(Pending(
-            f"{namespace}/{name}{suffix}", namespace, name, derived.queue_name,
-            priorities.resolve(derived.priority_class, pod_class), timestamp, seq,
-            str(obj.metadata.get("uid") or f"{namespace}/{name}{suffix}"), pod_sets, source_of(obj),
-            invalid=invalid))
+        key = f"{namespace}/{name}{suffix}"
+        records.append(Pending(key, namespace, name, derived.queue_name, priority, timestamp, seq,
+                               str(uid or key), pod_sets, source, invalid=invalid))
     return records
+
+
+def _pod_priority_class(pod_sets) -> str | None:
+    """The priorityClassName of the first pod template that has a spec."""
+    for pod_set in pod_sets:
+        spec = pod_set.template.get("spec")
+        if isinstance(spec, dict):
+            return spec.get("priorityClassName")
+    return None
 
 
 def workload_priority(obj, priorities: Priorities) -> int:
