@@ -71,7 +71,7 @@ class Attempt:
     def copy(self) -> Attempt:
         """For completing a shared attempt with the oracle; its reasons are only ever read."""
         return Attempt(self.flavor, self.mode, self.borrow, self.reasons, self.kind,
-                       dict(self.resource_modes), list(self.deferred))
+                       dict(self.resource_modes))
 
 
 @dataclass
@@ -205,7 +205,7 @@ class FlavorAssigner:
             if attempt.mode == NO_FIT:
                 continue
             if attempt.deferred and eager:
-                self._resolve(attempt)
+                attempt = self._resolved(attempt)
             # An attempt that still needs the oracle ends in a preemption mode, which only
             # stops the search under MayStopSearch; so its oracle can wait (it is often moot).
             if not attempt.deferred and _stops_search(attempt, self.cq.fungibility):
@@ -216,22 +216,24 @@ class FlavorAssigner:
         for attempt in tried:
             if best is not None and not _may_be_preferred(attempt, best, preference):
                 continue    # the oracle can only make it worse: no need to run it
-            self._resolve(attempt)
+            attempt = self._resolved(attempt)
             if best is None or _preferred(attempt, best, preference):
                 best = attempt
         return best, least_severe(kinds)
 
-    def _resolve(self, attempt: Attempt) -> None:
-        """Run the preemption oracle for the resources that were waiting for it."""
+    def _resolved(self, attempt: Attempt) -> Attempt:
+        """The attempt completed by the preemption oracle for the resources that were waiting
+        for it: a copy, as memoised attempts are shared (and most are never completed)."""
         oracle = self.oracle
         if not attempt.deferred or oracle is None:
-            return      # nothing to complete; memoised attempts are shared, so leave it be
+            return attempt
+        done = attempt.copy()
         for resource, fr, value in attempt.deferred:
             mode, borrow = oracle(self.cq, self.workload, fr, value)
-            attempt.resource_modes[resource] = mode
-            attempt.mode = min(attempt.mode, mode)
-            attempt.borrow = max(attempt.borrow, borrow)
-        attempt.deferred = []
+            done.resource_modes[resource] = mode
+            done.mode = min(done.mode, mode)
+            done.borrow = max(done.borrow, borrow)
+        return done
 
     def _try_flavor(self, pod_set: PodSetSpec, name: str, requested: tuple[tuple[str, int], ...],
                     assigned: dict[FR, int]) -> Attempt:
@@ -250,8 +252,7 @@ class FlavorAssigner:
         if found is None:
             found = self._quota_attempt(name, requested, frs, assigned)
             self.state.memo.put(key, self._root, frs, found)
-        # Only an attempt waiting for the oracle gets completed (changed) by the caller.
-        return found.copy() if found.deferred else found
+        return found
 
     def _quota_attempt(self, name: str, requested: tuple[tuple[str, int], ...], frs: tuple[FR, ...],
                        assigned: dict[FR, int]) -> Attempt:
