@@ -5,11 +5,13 @@ from __future__ import annotations
 import copy
 import os
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kueuelint.admission import InputError, admit
+from kueuelint.cli import main
 from kueuelint.identify.objects import identify
 from kueuelint.load.source import Document, SourceFile
 
@@ -63,3 +65,40 @@ def test_random_junk_in_the_snapshot_never_crashes(data):
     except InputError:
         return
     assert report["version"] == 1
+
+
+NOT_A_NAME = [{"x": 1}, ["high"], 7, True]
+
+
+@pytest.mark.parametrize("value", NOT_A_NAME, ids=repr)
+def test_a_priority_class_name_that_is_no_string_is_an_input_error(value, tmp_path, capsys):
+    """It used to stop the run (unhashable in the priority look-up); the API server would
+    refuse the job, so admit names the field instead."""
+    incoming = copy.deepcopy(SCENARIO["incoming"])
+    incoming[0]["spec"]["template"]["spec"] = {"priorityClassName": value,
+                                               **incoming[0]["spec"]["template"]["spec"]}
+    (tmp_path / "job.yaml").write_text(yaml.safe_dump_all(incoming, sort_keys=False, default_flow_style=None))
+    (tmp_path / "snapshot.yaml").write_text(yaml.safe_dump_all(SNAPSHOT, sort_keys=False))
+    code = main(["admit", str(tmp_path / "job.yaml"), "--snapshot", str(tmp_path / "snapshot.yaml")])
+    line = next(number for number, text in
+                enumerate((tmp_path / "job.yaml").read_text().splitlines(), 1) if "priorityClassName" in text)
+    assert code == 2
+    assert f"job.yaml:{line}:" in capsys.readouterr().err
+    with pytest.raises(InputError) as raised:
+        admit(_objects(SNAPSHOT), _objects(incoming))
+    assert [error.split(": ", 1)[1] for error in raised.value.errors] == [
+        f"priorityClassName must be the name of a PriorityClass, got {_kind(value)}"]
+
+
+@pytest.mark.parametrize("value", NOT_A_NAME, ids=repr)
+def test_a_priority_class_name_that_is_no_string_in_the_snapshot_is_left_out(value):
+    snapshot = copy.deepcopy(SNAPSHOT)
+    workload = next(data for data in snapshot if data["kind"] == "Workload")
+    workload["spec"]["podSets"][0]["template"]["spec"]["priorityClassName"] = value
+    _, report = admit(_objects(snapshot), _objects(SCENARIO["incoming"]))
+    _, expected = admit(_objects(SNAPSHOT), _objects(SCENARIO["incoming"]))
+    assert report == expected
+
+
+def _kind(value) -> str:
+    return {dict: "a mapping", list: "a list", int: "an integer", bool: "a boolean"}[type(value)]

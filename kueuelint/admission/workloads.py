@@ -129,11 +129,13 @@ def pending_from_derived(obj, derived, seq: int, priorities: Priorities,
 
 
 def _pod_priority_class(pod_sets) -> str | None:
-    """The priorityClassName of the first pod template that has a spec."""
+    """The priorityClassName of the first pod template that has a spec (None unless a string:
+    derivation reports any other value)."""
     for pod_set in pod_sets:
         spec = pod_set.template.get("spec")
         if isinstance(spec, dict):
-            return spec.get("priorityClassName")
+            name = spec.get("priorityClassName")
+            return name if isinstance(name, str) else None
     return None
 
 

@@ -133,9 +133,20 @@ class _Derivation:
     def template(self, path: tuple) -> dict:
         """A pod template ({metadata, spec}); a problem when it is missing or not a mapping."""
         template = self.mapping(path, required=True)
-        if template and not isinstance(template.get("spec"), dict):
+        spec = template.get("spec")
+        if template and not isinstance(spec, dict):
             self.problems.append((path + ("spec",), "pod template has no spec"))
+        elif template:
+            self._check_priority_class(spec, path + ("spec", "priorityClassName"))
         return template
+
+    def _check_priority_class(self, spec: dict, path: tuple) -> None:
+        """The API server rejects a priorityClassName that is no string (the scheduler's
+        queue order reads it, so it cannot be left as it is)."""
+        name = spec.get("priorityClassName")
+        if name is not None and not isinstance(name, str):
+            self.problems.append((path, f"priorityClassName must be the name of a PriorityClass, "
+                                        f"got {_type_name(name)}"))
 
     def draft(self, name: str, count: int, template_path: tuple, **extra) -> _Draft:
         return _Draft(name, count, self.template(template_path), template_path,
