@@ -15,13 +15,23 @@ With ``--end-to-end``, the same objects are also written as a snapshot file, as
 ``kueuelint admit --snapshot FILE --format json`` process is timed on each: reading, deriving,
 simulating and writing the report.
 
-Usage: python bench/admit_bench.py [--scale 1] [--scale 2] [--seed 7] [--jobs N] [--end-to-end] [--installed]
+Each scale is measured in a new process of its own: a second measurement in one process
+carries the first one's heap and runs slower (scale 2 after scale 1: 10-15% slower), as no
+user's run does. With ``--repeat N``, each scale is measured N times, the scales taking turns
+so that a ratio compares runs under the same load; each time is printed, with the median and
+the fastest. On a shared machine single runs vary by 10-30%.
+
+Usage: python bench/admit_bench.py [--scale 1] [--scale 2] [--seed 7] [--jobs N] [--repeat N]
+       [--end-to-end] [--installed]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
+import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -180,6 +190,45 @@ def _build() -> str:
     return f"{Path(kueuelint.__file__).parent}, {'compiled with mypyc' if compiled() else 'pure Python'}"
 
 
+def _report(rows: list[dict]) -> None:
+    for row in rows:
+        print(f"scale {row['scale']:g}: derive {row['derive_s']:.2f}s, simulate {row['simulate_s']:.2f}s, "
+              f"{row['cycles']} cycles, {row['admitted']} admitted, {row['pending']} pending, "
+              f"{row['preempted']} preemptions")
+    if len(rows) == 2 and rows[0]["simulate_s"]:
+        factor = rows[1]["scale"] / rows[0]["scale"]
+        print(f"simulate time ratio for x{factor:g} counts: {rows[1]['simulate_s'] / rows[0]['simulate_s']:.2f}")
+
+
+def _repeated(scales: list[float], args) -> dict[float, list[dict]]:
+    """Each scale ``args.repeat`` times, a new process each time, the scales taking turns."""
+    command = [sys.executable, __file__, "--one-row", "--seed", str(args.seed)]
+    command += ["--jobs", str(args.jobs)] if args.jobs else []
+    command += ["--installed"] if args.installed else []
+    rows: dict[float, list[dict]] = {scale: [] for scale in scales}
+    for _ in range(args.repeat):
+        for scale in scales:
+            done = subprocess.run(command + ["--scale", str(scale)], capture_output=True, text=True, check=True)
+            rows[scale].append(json.loads(done.stdout))
+    return rows
+
+
+def _report_repeated(rows: dict[float, list[dict]], repeat: int) -> None:
+    medians = {}
+    for scale, runs in rows.items():
+        times = [row["simulate_s"] for row in runs]
+        medians[scale] = statistics.median(times)
+        first = runs[0]
+        print(f"scale {scale:g}: simulate {' '.join(f'{t:.2f}' for t in times)} s: median {medians[scale]:.2f}, "
+              f"fastest {min(times):.2f}; derive median {statistics.median(r['derive_s'] for r in runs):.2f}s; "
+              f"{first['cycles']} cycles, {first['admitted']} admitted, {first['pending']} pending, "
+              f"{first['preempted']} preemptions")
+    if len(medians) == 2:
+        small, large = sorted(medians)
+        print(f"simulate time ratio for x{large / small:g} counts (medians of {repeat}): "
+              f"{medians[large] / medians[small]:.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, action="append",
@@ -190,19 +239,24 @@ def main() -> None:
                         help="also time whole admit processes on the snapshot as a JSON and a YAML file")
     parser.add_argument("--installed", action="store_true",
                         help="measure the installed kueuelint instead of this source tree")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="measure each scale this many times, each in a new process")
+    parser.add_argument("--one-row", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    scales = args.scale or [1, 2]
+    if args.one_row:        # a measurement of --repeat, in its own process
+        print(json.dumps(measure(scales[0], args.seed, args.jobs)))
+        return
     from kueuelint.cores import default_jobs
 
     print(f"kueuelint: {_build()}")
     print(f"jobs: {args.jobs or default_jobs()}{'' if args.jobs else ' (idle cores now)'}")
-    rows = [measure(scale, args.seed, args.jobs) for scale in args.scale or [1, 2]]
-    for row in rows:
-        print(f"scale {row['scale']:g}: derive {row['derive_s']:.2f}s, simulate {row['simulate_s']:.2f}s, "
-              f"{row['cycles']} cycles, {row['admitted']} admitted, {row['pending']} pending, "
-              f"{row['preempted']} preemptions")
-    if len(rows) == 2 and rows[0]["simulate_s"]:
-        factor = rows[1]["scale"] / rows[0]["scale"]
-        print(f"simulate time ratio for x{factor:g} counts: {rows[1]['simulate_s'] / rows[0]['simulate_s']:.2f}")
+    if args.repeat > 1:
+        _report_repeated(_repeated(scales, args), args.repeat)
+    elif len(scales) > 1:
+        _report([runs[0] for runs in _repeated(scales, args).values()])
+    else:
+        _report([measure(scales[0], args.seed, args.jobs)])
     if args.end_to_end:
         for scale in args.scale or [1, 2]:
             times = end_to_end(scale, args.seed, args.jobs, args.installed)
