@@ -102,3 +102,16 @@ def test_a_priority_class_name_that_is_no_string_in_the_snapshot_is_left_out(val
 
 def _kind(value) -> str:
     return {dict: "a mapping", list: "a list", int: "an integer", bool: "a boolean"}[type(value)]
+
+
+@pytest.mark.parametrize("key", [{"x": 1}, ["a"], 7])
+def test_a_namespace_selector_key_that_is_no_string_selects_nothing(key):
+    """Kueue rejects such a ClusterQueue; the simulation used to stop on it (unhashable key)."""
+    snapshot = copy.deepcopy(SNAPSHOT)
+    for data in snapshot:
+        if data["kind"] == "ClusterQueue":
+            data["spec"]["namespaceSelector"] = {"matchExpressions": [
+                {"key": key, "operator": "In", "values": ["a"]}]}
+    result, report = admit(_objects(snapshot), _objects(SCENARIO["incoming"]))
+    assert {entry["message"] for entry in report["workloads"]} == {
+        "workload namespace doesn't match ClusterQueue selector"}

@@ -149,6 +149,26 @@ def test_same_named_objects_resolve_within_the_file(tmp_path):
     assert [f for f in run([other, here]) if f.code == "KQ510"] == []
 
 
+@pytest.mark.parametrize("key", ["{x: 1}", "[a]", "7"])
+def test_a_selector_key_that_is_no_string_is_reported_once_and_stops_nothing(tmp_path, key):
+    """KQ411 says Kueue rejects the ClusterQueue; KQ510 used to fail on it (unhashable key)."""
+    setup = write(tmp_path, "queues.yaml", f"""
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: ClusterQueue
+        metadata: {{name: cluster-queue}}
+        spec:
+          namespaceSelector:
+            matchExpressions: [{{key: {key}, operator: In, values: [a]}}]
+        ---
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: LocalQueue
+        metadata: {{namespace: team-a, name: user-queue}}
+        spec: {{clusterQueue: cluster-queue}}
+        """)
+    found = [f for f in run([setup]) if f.code.startswith(("KQ0", "KQ4", "KQ5"))]
+    assert [f.code for f in found] == ["KQ411"]
+
+
 CONFIGMAP = """
 apiVersion: v1
 kind: ConfigMap

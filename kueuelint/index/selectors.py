@@ -34,6 +34,8 @@ def matches(selector: dict, labels: dict) -> bool:
 
 def _expression(expr: dict, labels: dict) -> bool:
     key, operator = expr.get("key"), expr.get("operator")
+    if not isinstance(key, str):
+        return False        # the API server refuses such a selector; it picks nothing here
     values = expr.get("values")
     values = [str(v) for v in values] if isinstance(values, list) else []
     if operator == "In":

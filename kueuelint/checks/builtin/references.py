@@ -13,7 +13,7 @@ import difflib
 from kueuelint.index.selectors import NAME_LABEL, selects_namespace
 from kueuelint.checks.api import RuleContext, Violation, rule
 from kueuelint.checks.builtin.structure import (cohort_of, flavor_names, group_path, parent_of,
-                                                resource_groups)
+                                                resource_groups, selector_problems)
 from kueuelint.findings import Severity
 from kueuelint.identify.kinds import KUEUE_GROUP
 from kueuelint.identify.objects import KObject
@@ -257,6 +257,8 @@ def namespace_selector_mismatch(obj: KObject, ctx: RuleContext):
     selector = cq.spec.get("namespaceSelector") if cq is not None else None
     if not isinstance(selector, dict) or not obj.metadata.get("namespace"):
         return  # no selector is KQ509's finding; without a namespace we cannot tell where it lands
+    if selector_problems(selector, ()):
+        return  # Kueue rejects the ClusterQueue: KQ411's finding
     namespace = ctx.inventory.get("Namespace", obj.namespace)
     if namespace is None and not _only_name_label(selector):
         return  # the namespace's labels are unknown
