@@ -169,6 +169,22 @@ def test_a_selector_key_that_is_no_string_is_reported_once_and_stops_nothing(tmp
     assert [f.code for f in found] == ["KQ411"]
 
 
+@pytest.mark.parametrize("field", ["key", "effect"])
+def test_a_taint_key_or_effect_that_is_no_string_is_left_to_the_schema(tmp_path, field):
+    """KQ421 compares (key, effect) pairs; a mapping there used to make it fail (unhashable)."""
+    taint = {"key": "spot", "effect": "NoSchedule", field: "{x: [1]}"}
+    text = ", ".join(f"{name}: {value}" for name, value in taint.items())
+    flavor = write(tmp_path, "flavor.yaml", f"""
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: ResourceFlavor
+        metadata: {{name: spot}}
+        spec:
+          nodeTaints: [{{{text}}}, {{{text}}}, {{key: a, effect: NoSchedule}}, {{key: a, effect: NoSchedule}}]
+        """)
+    found = [f.code for f in run([flavor]) if f.code in ("KQ009", "KQ110", "KQ421")]
+    assert found.count("KQ009") == 0 and found.count("KQ421") == 1 and "KQ110" in found
+
+
 CONFIGMAP = """
 apiVersion: v1
 kind: ConfigMap

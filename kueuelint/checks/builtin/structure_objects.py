@@ -63,6 +63,8 @@ def flavor_duplicate_taint(obj: KObject, ctx: RuleContext):
         if not isinstance(taint, dict):
             continue
         pair = (taint.get("key"), taint.get("effect"))
+        if not all(part is None or isinstance(part, str) for part in pair):
+            continue    # a key or effect of the wrong type is the schema's finding (KQ110)
         if pair in seen:
             yield Violation(path=("spec", "nodeTaints", index), args={"detail": (
                 f"nodeTaints[{index}] repeats key {pair[0]!r} with effect {pair[1]!r} "
