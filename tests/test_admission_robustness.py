@@ -115,3 +115,17 @@ def test_a_namespace_selector_key_that_is_no_string_selects_nothing(key):
     result, report = admit(_objects(snapshot), _objects(SCENARIO["incoming"]))
     assert {entry["message"] for entry in report["workloads"]} == {
         "workload namespace doesn't match ClusterQueue selector"}
+
+
+@pytest.mark.parametrize("key", [{"x": 1}, ["pool"], None])
+def test_a_node_affinity_key_that_is_no_string_matches_no_flavor_label(key):
+    """The API server refuses such a pod; the flavor matching used to stop on it (unhashable
+    key), in admit and in the placement rules. Such an expression is left out, as one on a
+    label the flavor does not define."""
+    incoming = copy.deepcopy(SCENARIO["incoming"])
+    affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": key, "operator": "In", "values": ["a"]}]}]}}}
+    incoming[0]["spec"]["template"]["spec"]["affinity"] = affinity
+    _, report = admit(_objects(SNAPSHOT), _objects(incoming))
+    _, expected = admit(_objects(SNAPSHOT), _objects(SCENARIO["incoming"]))
+    assert report == expected

@@ -185,6 +185,48 @@ def test_a_taint_key_or_effect_that_is_no_string_is_left_to_the_schema(tmp_path,
     assert found.count("KQ009") == 0 and found.count("KQ421") == 1 and "KQ110" in found
 
 
+def test_a_node_affinity_key_that_is_no_string_stops_no_placement_rule(tmp_path):
+    """KQ320, KQ701 and KQ702 match pod templates against flavors; a mapping as the key of a
+    node affinity expression used to make all three fail (KQ009)."""
+    setup = write(tmp_path, "setup.yaml", """
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: ResourceFlavor
+        metadata: {name: a100}
+        spec: {nodeLabels: {pool: a100}}
+        ---
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: ClusterQueue
+        metadata: {name: cluster-queue}
+        spec:
+          namespaceSelector: {}
+          resourceGroups:
+          - coveredResources: [cpu]
+            flavors: [{name: a100, resources: [{name: cpu, nominalQuota: 4}]}]
+        ---
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: LocalQueue
+        metadata: {namespace: team-a, name: user-queue}
+        spec: {clusterQueue: cluster-queue}
+        """)
+    job = write(tmp_path, "job.yaml", """
+        apiVersion: batch/v1
+        kind: Job
+        metadata: {name: train, namespace: team-a, labels: {kueue.x-k8s.io/queue-name: user-queue}}
+        spec:
+          template:
+            spec:
+              affinity:
+                nodeAffinity:
+                  requiredDuringSchedulingIgnoredDuringExecution:
+                    nodeSelectorTerms:
+                    - matchExpressions: [{key: {pool: x}, operator: In, values: [a100]}]
+              containers: [{name: c, image: x, resources: {requests: {cpu: "8"}}}]
+              restartPolicy: Never
+        """)
+    found = [f.code for f in run([setup, job])]
+    assert "KQ009" not in found and "KQ320" in found    # 8 cpu cannot fit 4: still judged
+
+
 CONFIGMAP = """
 apiVersion: v1
 kind: ConfigMap

@@ -61,16 +61,23 @@ def _relevant_terms(terms: list | None, labels: dict) -> list[list[dict]] | None
     kept = []
     for term in terms:
         exprs = term.get("matchExpressions") if isinstance(term, dict) else None
-        filtered = [e for e in as_list(exprs) if isinstance(e, dict) and e.get("key") in labels]
+        filtered = [e for e in as_list(exprs) if isinstance(e, dict) and _key(e) in labels]
         if not filtered:
             return None        # an empty term matches everything, and terms are ORed
         kept.append(filtered)
     return kept
 
 
+def _key(expr: dict) -> str | None:
+    """The label key of an expression; None for a key of the wrong type (the API server
+    refuses such a pod), which no flavor defines."""
+    key = expr.get("key")
+    return key if isinstance(key, str) else None
+
+
 def _expression_matches(expr: dict, labels: dict) -> bool:
     operator = expr.get("operator")
-    value = labels.get(expr.get("key"))
+    value = labels.get(_key(expr))
     values = [str(v) for v in as_list(expr.get("values"))]
     if operator == "In":
         return value in values
