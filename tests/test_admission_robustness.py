@@ -129,3 +129,11 @@ def test_a_node_affinity_key_that_is_no_string_matches_no_flavor_label(key):
     _, report = admit(_objects(SNAPSHOT), _objects(incoming))
     _, expected = admit(_objects(SNAPSHOT), _objects(SCENARIO["incoming"]))
     assert report == expected
+
+
+def test_a_node_selector_with_keys_of_several_types_is_scheduled():
+    """Equivalence hashing sorted the selector's keys, and 0 and "pool" do not compare."""
+    incoming = copy.deepcopy(SCENARIO["incoming"])
+    incoming[0]["spec"]["template"]["spec"]["nodeSelector"] = {0: "x", "pool": "a"}
+    _, report = admit(_objects(SNAPSHOT), _objects(incoming))
+    assert [entry["result"] for entry in report["workloads"]]

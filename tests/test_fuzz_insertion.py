@@ -118,7 +118,7 @@ def test_junk_where_a_field_may_be_stops_neither_admit_nor_a_rule(data, tmp_path
     targets = [doc for doc in snapshot + incoming if _fields_of(doc)]
     for _ in range(data.draw(st.integers(1, 3))):
         target = data.draw(st.sampled_from(targets))
-        _insert(target, data.draw(st.sampled_from(_fields_of(target))), data.draw(junk))
+        _insert(target, data.draw(st.sampled_from(_fields_of(target))), copy.deepcopy(data.draw(junk)))
     try:
         admit(_objects(snapshot), _objects(incoming))
     except InputError:

@@ -227,6 +227,31 @@ def test_a_node_affinity_key_that_is_no_string_stops_no_placement_rule(tmp_path)
     assert "KQ009" not in found and "KQ320" in found    # 8 cpu cannot fit 4: still judged
 
 
+def test_a_local_queue_naming_its_cluster_queue_with_a_mapping_stops_no_rule(tmp_path):
+    """KQ610 and the topology rules gather ClusterQueue names in a set; a mapping there used to
+    make them fail (KQ009). The schema reports it (KQ110)."""
+    setup = write(tmp_path, "setup.yaml", """
+        apiVersion: kueue.x-k8s.io/v1beta2
+        kind: LocalQueue
+        metadata: {namespace: team-a, name: user-queue}
+        spec: {clusterQueue: {name: cluster-queue}}
+        ---
+        apiVersion: apps/v1
+        kind: Deployment
+        metadata: {name: web, namespace: team-a, labels: {kueue.x-k8s.io/queue-name: user-queue}}
+        spec:
+          replicas: 2
+          selector: {matchLabels: {app: web}}
+          template:
+            metadata:
+              labels: {app: web}
+              annotations: {kueue.x-k8s.io/podset-required-topology: rack}
+            spec: {containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}
+        """)
+    found = [f.code for f in run([setup])]
+    assert "KQ009" not in found and "KQ110" in found
+
+
 CONFIGMAP = """
 apiVersion: v1
 kind: ConfigMap

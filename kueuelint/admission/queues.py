@@ -27,10 +27,16 @@ def shape_of(workload: Pending) -> int:
     if cached is None:
         parts = tuple(
             (ps.name, ps.count, ps.min_count, tuple(sorted(ps.per_pod.items())),
-             repr(ps.tolerations), repr(sorted(ps.node_selector.items())), repr(ps.affinity_terms))
+             repr(ps.tolerations), repr(sorted(ps.node_selector.items(), key=_by_key_text)),
+             repr(ps.affinity_terms))
             for ps in workload.pod_sets)
         cached = workload._shape = _SHAPE_NUMBERS.setdefault((workload.priority, parts), len(_SHAPE_NUMBERS))
     return cached
+
+
+def _by_key_text(item: tuple) -> str:
+    # Hand-written YAML may mix keys of several types (``0: x``), which do not compare.
+    return str(item[0])
 
 
 class WorkloadQueue:

@@ -413,7 +413,8 @@ def _has_default_queue(ctx: RuleContext, obj: KObject) -> bool:
 def _preempting_queues(ctx: RuleContext, namespace: str | None, queue: str) -> list:
     """(ClusterQueue, non-Never settings) for each candidate; [] if any candidate is safe."""
     inventory = ctx.inventory
-    names = {lq.spec.get("clusterQueue") for lq in inventory.named(LOCAL_QUEUE, queue, namespace)}
+    names = {lq.spec.get("clusterQueue") for lq in inventory.named(LOCAL_QUEUE, queue, namespace)
+             if isinstance(lq.spec.get("clusterQueue"), str)}    # anything else is KQ110's finding
     candidates = inventory.named_any(CLUSTER_QUEUE, names)
     found = []
     for cluster_queue in candidates:

@@ -336,7 +336,7 @@ def resolve_tas_flavors(obj: KObject, queue: str, ctx: RuleContext):
     definition, so a finding holds whichever one is meant."""
     inv = ctx.inventory
     lqs = inv.kueue_named("LocalQueue", queue, obj.namespace)
-    cq_names = {lq.spec.get("clusterQueue") for lq in lqs}
+    cq_names = {lq.spec.get("clusterQueue") for lq in lqs if isinstance(lq.spec.get("clusterQueue"), str)}
     cqs = inv.named_any(f"{KUEUE_GROUP}/ClusterQueue", cq_names)
     if not lqs or not cqs or len(cqs) < len(cq_names):
         return None
