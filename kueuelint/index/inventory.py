@@ -76,10 +76,8 @@ class Inventory:
         return self.kueue("LocalQueue", queue_name, obj.namespace)
 
     def cluster_queue_of(self, local_queue: KObject | None) -> KObject | None:
-        if local_queue is None:
-            return None
-        name = local_queue.spec.get("clusterQueue")
-        return self.kueue("ClusterQueue", name) if isinstance(name, str) else None
+        name = cluster_queue_name(local_queue) if local_queue is not None else None
+        return self.kueue("ClusterQueue", name) if name is not None else None
 
     def limit_ranges(self, namespace: str | None) -> list[KObject]:
         """The namespace's LimitRanges (a new list); asked for every pod set derived."""
@@ -109,6 +107,13 @@ class Inventory:
                 if parsed is not None:
                     return parsed
         return None
+
+
+def cluster_queue_name(local_queue: KObject) -> str | None:
+    """The ClusterQueue a LocalQueue names; None when it names none (anything but a string is
+    the schema's finding)."""
+    name = local_queue.spec.get("clusterQueue")
+    return name if isinstance(name, str) else None
 
 
 def _configuration_from_configmap(obj: KObject) -> dict | None:

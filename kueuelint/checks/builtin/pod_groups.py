@@ -13,7 +13,7 @@ from kueuelint.checks.api import RuleContext, Violation, rule
 from kueuelint.checks.builtin.queue_labels import dotted, home_label, metadata_maps
 from kueuelint.identify.kinds import KUEUE_GROUP
 from kueuelint.identify.objects import KObject
-from kueuelint.index.inventory import QUEUE_LABEL
+from kueuelint.index.inventory import QUEUE_LABEL, cluster_queue_name
 
 LOCAL_QUEUE = f"{KUEUE_GROUP}/LocalQueue"
 CLUSTER_QUEUE = f"{KUEUE_GROUP}/ClusterQueue"
@@ -413,8 +413,7 @@ def _has_default_queue(ctx: RuleContext, obj: KObject) -> bool:
 def _preempting_queues(ctx: RuleContext, namespace: str | None, queue: str) -> list:
     """(ClusterQueue, non-Never settings) for each candidate; [] if any candidate is safe."""
     inventory = ctx.inventory
-    names = {lq.spec.get("clusterQueue") for lq in inventory.named(LOCAL_QUEUE, queue, namespace)
-             if isinstance(lq.spec.get("clusterQueue"), str)}    # anything else is KQ110's finding
+    names = {cluster_queue_name(lq) for lq in inventory.named(LOCAL_QUEUE, queue, namespace)} - {None}
     candidates = inventory.named_any(CLUSTER_QUEUE, names)
     found = []
     for cluster_queue in candidates:

@@ -15,6 +15,7 @@ from kueuelint.checks.api import RuleContext, Violation, rule
 from kueuelint.checks.builtin.integrations import Managed, elastic, managed
 from kueuelint.identify.kinds import KUEUE_GROUP
 from kueuelint.identify.objects import KObject
+from kueuelint.index.inventory import cluster_queue_name
 
 PREFIX = "kueue.x-k8s.io/podset-"
 REQUIRED = PREFIX + "required-topology"
@@ -336,7 +337,7 @@ def resolve_tas_flavors(obj: KObject, queue: str, ctx: RuleContext):
     definition, so a finding holds whichever one is meant."""
     inv = ctx.inventory
     lqs = inv.kueue_named("LocalQueue", queue, obj.namespace)
-    cq_names = {lq.spec.get("clusterQueue") for lq in lqs if isinstance(lq.spec.get("clusterQueue"), str)}
+    cq_names = {cluster_queue_name(lq) for lq in lqs} - {None}
     cqs = inv.named_any(f"{KUEUE_GROUP}/ClusterQueue", cq_names)
     if not lqs or not cqs or len(cqs) < len(cq_names):
         return None
