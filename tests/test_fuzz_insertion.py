@@ -16,16 +16,13 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import REPO, SHARED
+from conftest import SHARED
 from kueuelint import pipeline
 from kueuelint.admission import InputError, admit
 from kueuelint.config import Config
-from kueuelint.identify.objects import identify
-from kueuelint.load.source import Document, SourceFile
+from test_admission_memo import SCENARIOS, _objects, _scenario
 
 CRDS = SHARED / "kueue-crds"
-FIXTURES = REPO / "fixtures" / "admission"
-SCENARIOS = sorted(name for name in os.listdir(FIXTURES) if name.endswith(".yaml") and name[0].isdigit())
 POD = ("spec", "template", "spec")
 EXPRESSION = POD + ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
                     "nodeSelectorTerms", 0, "matchExpressions", 0)
@@ -72,16 +69,6 @@ def _kueue_fields() -> dict[str, list[tuple]]:
 FIELDS = _kueue_fields()
 
 
-def _scenario(name: str) -> tuple[list, list]:
-    with open(FIXTURES / name) as handle:
-        scenario = yaml.safe_load(handle)
-    snapshot = []
-    for include in scenario.get("include") or []:
-        with open(FIXTURES / include) as handle:
-            snapshot += [doc for doc in yaml.safe_load_all(handle) if doc]
-    return snapshot + list(scenario.get("snapshot") or []), list(scenario.get("incoming") or [])
-
-
 def _insert(node, path: tuple, value) -> None:
     """Set ``path`` to ``value``, making the mappings and lists on the way as needed."""
     for step, following in zip(path, path[1:]):
@@ -105,16 +92,11 @@ def _fields_of(data) -> list[tuple]:
     return FIELDS.get(kind, []) + (WORKLOAD_FIELDS if kind in WORKLOAD_KINDS else [])
 
 
-def _objects(dicts: list) -> list:
-    source = SourceFile("<fuzz>")
-    return [obj for obj in (identify(Document(source, i, d)) for i, d in enumerate(dicts)) if obj]
-
-
 @pytest.mark.skipif(not FIELDS, reason="needs shared/kueue-crds")
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_junk_where_a_field_may_be_stops_neither_admit_nor_a_rule(data, tmp_path_factory):
-    snapshot, incoming = copy.deepcopy(_scenario(data.draw(st.sampled_from(SCENARIOS))))
+    snapshot, incoming, _ = copy.deepcopy(_scenario(data.draw(st.sampled_from(SCENARIOS))))
     targets = [doc for doc in snapshot + incoming if _fields_of(doc)]
     for _ in range(data.draw(st.integers(1, 3))):
         target = data.draw(st.sampled_from(targets))
