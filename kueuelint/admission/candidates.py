@@ -83,10 +83,11 @@ def _reachable_holders(state: State, queue: str, frs: set[FR], bound: int | None
     node = state.tree.queues[queue]
     ordered = sorted(frs)
     key = ("reachable", queue, tuple(ordered), bound)
-    found = state.memo.get(key, node.root(), ordered)
+    stamp = state.memo.stamp(node.root(), ordered)
+    found = state.memo.get(key, stamp)
     if found is None:
         found = _walk_reachable(state, queue, frs, bound)
-        state.memo.put(key, node.root(), ordered, found)
+        state.memo.put(key, stamp, found)
     return found
 
 

@@ -248,10 +248,12 @@ class FlavorAssigner:
         # of many cycles ask about the same amounts.
         earlier = tuple([assigned.get(fr, 0) for fr in frs]) if assigned else ()
         key = ("attempt", self.cq.name, name, requested, earlier, self.oracle is None)
-        found = self.state.memo.get(key, self._root, frs)
+        memo = self.state.memo
+        stamp = memo.stamp(self._root, frs)
+        found = memo.get(key, stamp)
         if found is None:
             found = self._quota_attempt(name, requested, frs, assigned)
-            self.state.memo.put(key, self._root, frs, found)
+            memo.put(key, stamp, found)
         return found
 
     def _quota_attempt(self, name: str, requested: tuple[tuple[str, int], ...], frs: tuple[FR, ...],

@@ -36,18 +36,22 @@ class UsageMemo:
         otherwise carry all their answers in memory."""
         self._answers = {}
 
-    def get(self, key: tuple, root: object, frs) -> Any:
+    def get(self, key: tuple, stamp: int) -> Any:
+        """The answer stored under ``key`` if it was computed at ``stamp`` (see ``stamp``)."""
         found = self._answers.get(key)
-        if found is not None and found[0] == self._stamp(root, frs):
+        if found is not None and found[0] == stamp:
             return found[1]
         return None
 
-    def put(self, key: tuple, root: object, frs, answer: Any) -> None:
-        self._answers[key] = (self._stamp(root, frs), answer)
+    def put(self, key: tuple, stamp: int, answer: Any) -> None:
+        """``stamp``: taken before ``answer`` was computed. Usage that changed meanwhile makes
+        the answer look stale, never current."""
+        self._answers[key] = (stamp, answer)
 
-    def _stamp(self, root: object, frs) -> int:
+    def stamp(self, root: object, frs) -> int:
         """Versions of ``frs`` below ``root``, added up: versions only grow, so the sum stays the
-        same exactly while every one of them does. ``frs`` None for answers that read everything."""
+        same exactly while every one of them does. ``frs`` None for answers that read everything.
+        Taken once per question: a missed answer is stored under the stamp of its look-up."""
         if frs is None:
             return self._any_change
         versions = self._versions.get(root)

@@ -52,10 +52,11 @@ def find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
     # Fair sharing compares shares over every resource: its answers depend on all usage.
     root, frs = node.root(), None if state.fair_sharing else sorted(requests)
     key = ("targets", cq.name, preemptor_identity(cq, preemptor), tuple(sorted(requests.items())))
-    found = state.memo.get(key, root, frs)
+    stamp = state.memo.stamp(root, frs)
+    found = state.memo.get(key, stamp)
     if found is None:
         found = _find_targets(state, cq, preemptor, requests)
-        state.memo.put(key, root, frs, found)
+        state.memo.put(key, stamp, found)
     return list(found)
 
 
@@ -120,10 +121,11 @@ def oracle(state: State):
             return _simulate(state, cq, preemptor, fr, value)
         root, frs = node.root(), None if state.fair_sharing else [fr]
         key = ("oracle", cq.name, preemptor_identity(cq, preemptor), fr, value)
-        found = state.memo.get(key, root, frs)
+        stamp = state.memo.stamp(root, frs)
+        found = state.memo.get(key, stamp)
         if found is None:
             found = _simulate(state, cq, preemptor, fr, value)
-            state.memo.put(key, root, frs, found)
+            state.memo.put(key, stamp, found)
         return found
 
     return simulate
@@ -278,10 +280,11 @@ def _room(state: State, cq: ClusterQueue, priority: int, frs: list[FR], fr: FR) 
     if not state.frozen or node is None:
         return _room_now(state, cq, priority, frs, fr)
     key = ("room", cq.name, priority, tuple(frs), fr)
-    found = state.memo.get(key, node.root(), frs)
+    stamp = state.memo.stamp(node.root(), frs)
+    found = state.memo.get(key, stamp)
     if found is None:
         found = _room_now(state, cq, priority, frs, fr)
-        state.memo.put(key, node.root(), frs, found)
+        state.memo.put(key, stamp, found)
     return found
 
 
@@ -307,14 +310,20 @@ def _room_now(state: State, cq: ClusterQueue, priority: int, frs: list[FR], fr: 
 def _borrowing_in_tree(state: State, root: QuotaNode, frs: list[FR]) -> list[str]:
     """The queues below ``root`` borrowing on one of ``frs`` (sorted); memoised while usage is
     frozen (every head of the cohort asks the same question)."""
+    if not state.frozen:
+        return _borrowing_now(root, frs)
     key = ("borrowing", id(root), tuple(frs))
-    found = state.memo.get(key, root, frs) if state.frozen else None
+    stamp = state.memo.stamp(root, frs)
+    found = state.memo.get(key, stamp)
     if found is None:
-        wanted = set(frs)
-        found = [queue for child in root.children for queue in borrowing_queues(child, wanted)]
-        if state.frozen:
-            state.memo.put(key, root, frs, found)
+        found = _borrowing_now(root, frs)
+        state.memo.put(key, stamp, found)
     return found
+
+
+def _borrowing_now(root: QuotaNode, frs: list[FR]) -> list[str]:
+    wanted = set(frs)
+    return [queue for child in root.children for queue in borrowing_queues(child, wanted)]
 
 
 def _freed_by_run(state, cq, preemptor, frs, same, others, allow_borrowing) -> dict[str, dict[FR, int]]:
