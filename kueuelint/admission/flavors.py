@@ -198,8 +198,11 @@ class FlavorAssigner:
         tried: list[Attempt] = []
         eager = self.cq.fungibility.when_can_preempt == "MayStopSearch"
         requested = tuple(sorted(wanted.items()))      # by resource name, as Kueue walks them
+        # Memo keys and look-ups below name the request by a number: a nested tuple is hashed
+        # afresh at every use, and each flavor tried used it twice.
+        number = _REQUEST_NUMBERS.setdefault(requested, len(_REQUEST_NUMBERS))
         for name in group.flavors:
-            attempt = self._try_flavor(pod_set, name, requested, assigned)
+            attempt = self._try_flavor(pod_set, name, requested, number, assigned)
             reasons.extend(attempt.reasons)
             kinds.append(attempt.kind)
             if attempt.mode == NO_FIT:
@@ -236,18 +239,21 @@ class FlavorAssigner:
         return done
 
     def _try_flavor(self, pod_set: PodSetSpec, name: str, requested: tuple[tuple[str, int], ...],
-                    assigned: dict[FR, int]) -> Attempt:
-        """``requested``: (resource, amount) of the group, sorted by resource."""
+                    number: int, assigned: dict[FR, int]) -> Attempt:
+        """``requested``: (resource, amount) of the group, sorted by resource; ``number``: its
+        number in ``_REQUEST_NUMBERS``."""
         mismatch = self._mismatch(pod_set, name)
         if mismatch is not None:
             return Attempt(name, NO_FIT, reasons=[mismatch], kind="NoMatchingFlavor")
-        frs = _flavor_resources(name, requested)
+        frs = _FLAVOR_RESOURCES.get((name, number))
+        if frs is None:
+            frs = _FLAVOR_RESOURCES[name, number] = tuple([flavor_resource(name, r) for r, _ in requested])
         if not self.state.frozen or self._root is None:
             return self._quota_attempt(name, requested, frs, assigned)
         # Memoised while usage of the flavor's resources is unchanged in the cohort tree: heads
         # of many cycles ask about the same amounts.
         earlier = tuple([assigned.get(fr, 0) for fr in frs]) if assigned else ()
-        key = ("attempt", self.cq.name, name, requested, earlier, self.oracle is None)
+        key = ("attempt", self.cq.name, name, number, earlier, self.oracle is None)
         memo = self.state.memo
         stamp = memo.stamp(self._root, frs)
         found = memo.get(key, stamp)
@@ -313,11 +319,11 @@ class FlavorAssigner:
         return self.state.fair_sharing and preemption.reclaim != "Never"
 
 
-@lru_cache(maxsize=4096)
-def _flavor_resources(flavor: str, requested: tuple) -> tuple[FR, ...]:
-    """The flavor/resources of one flavor for sorted (resource, amount) pairs; the few
-    combinations recur in every cycle."""
-    return tuple([flavor_resource(flavor, resource) for resource, _ in requested])
+# Each (resource, amount) request of a resource group gets a number the first time it is seen;
+# the few there are recur in every cycle.
+_REQUEST_NUMBERS: dict[tuple, int] = {}
+# (flavor, request number) -> the flavor/resources of that request.
+_FLAVOR_RESOURCES: dict[tuple[str, int], tuple[FR, ...]] = {}
 
 
 def _mismatch(flavor, pod_set: PodSetSpec, name: str) -> str | None:
