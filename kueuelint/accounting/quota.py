@@ -190,13 +190,22 @@ class QuotaTree:
         """The height of the lowest subtree where ``value`` more fits, and whether that subtree
         lies below the root (then the queue "may reclaim in the hierarchy")."""
         node = self.queues[queue]
-        if node.parent is None or not node.borrows_with(fr, value):
-            return 0, node.parent is not None
-        remaining = value - node.local_available(fr)
-        for ancestor in node.path_to_root():
-            if not ancestor.borrows_with(fr, remaining):
+        ancestor = node.parent
+        if ancestor is None:
+            return 0, False
+        # Asked at every flavor tried: borrows_with and local_available spelled out.
+        usage = node.usage.get(fr, 0)
+        if node.subtree.get(fr, 0) >= usage + value:
+            return 0, True
+        local = node.local.get(fr, 0)
+        remaining = value - (local - usage if local > usage else 0)
+        while ancestor is not None:
+            usage = ancestor.usage.get(fr, 0)
+            if ancestor.subtree.get(fr, 0) >= usage + remaining:
                 return ancestor.height, ancestor.parent is not None
-            remaining -= ancestor.local_available(fr)
+            local = ancestor.local.get(fr, 0)
+            remaining -= local - usage if local > usage else 0
+            ancestor = ancestor.parent
         return node.root().height, False
 
     def nominal(self, queue: str, fr: FR) -> int:
@@ -240,15 +249,20 @@ def _bubble(node: QuotaNode | None, fr: FR, delta: int) -> None:
 
 
 def _available(node: QuotaNode, fr: FR) -> int:
-    if node.parent is None:
-        return node.subtree.get(fr, 0) - node.usage.get(fr, 0)
-    from_parent = _available(node.parent, fr)
-    limit = node.borrowing_limit(fr)
-    if limit is not None:
-        local = node.local.get(fr, 0)
-        cap = (node.subtree.get(fr, 0) - local) - max(0, node.usage.get(fr, 0) - local) + limit
-        from_parent = min(from_parent, cap)
-    return node.local_available(fr) + from_parent
+    # The scheduler's most asked question, once per tree level: the node's own methods are
+    # spelled out here, as each call would cost more than its arithmetic.
+    usage = node.usage.get(fr, 0)
+    parent = node.parent
+    if parent is None:
+        return node.subtree.get(fr, 0) - usage
+    from_parent = _available(parent, fr)
+    local = node.local.get(fr, 0)
+    quota = node.quotas.get(fr)
+    if quota is not None and quota.borrowing_limit is not None:
+        cap = (node.subtree.get(fr, 0) - local) - (usage - local if usage > local else 0) + quota.borrowing_limit
+        if cap < from_parent:
+            from_parent = cap
+    return (local - usage if local > usage else 0) + from_parent
 
 
 def _potential(node: QuotaNode, fr: FR) -> int:

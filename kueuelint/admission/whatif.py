@@ -32,12 +32,14 @@ def _bubble_aside(node: QuotaNode | None, fr: FR, delta: int, shift: dict[QuotaN
 
 def _available(node: QuotaNode, fr: FR, shift: dict[QuotaNode, int]) -> int:
     usage = node.usage.get(fr, 0) + shift.get(node, 0)
-    if node.parent is None:
+    parent = node.parent
+    if parent is None:
         return node.subtree.get(fr, 0) - usage
-    from_parent = _available(node.parent, fr, shift)
-    limit = node.borrowing_limit(fr)
+    from_parent = _available(parent, fr, shift)
     local = node.local.get(fr, 0)
-    if limit is not None:
-        cap = (node.subtree.get(fr, 0) - local) - max(0, usage - local) + limit
-        from_parent = min(from_parent, cap)
-    return max(0, local - usage) + from_parent
+    quota = node.quotas.get(fr)
+    if quota is not None and quota.borrowing_limit is not None:      # as quota._available
+        cap = (node.subtree.get(fr, 0) - local) - (usage - local if usage > local else 0) + quota.borrowing_limit
+        if cap < from_parent:
+            from_parent = cap
+    return (local - usage if local > usage else 0) + from_parent
