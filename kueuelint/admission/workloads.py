@@ -6,7 +6,7 @@ from datetime import datetime
 from functools import lru_cache
 
 from kueuelint.accounting.quantity import safe_parse, to_kueue_units
-from kueuelint.accounting.quota import flavor_resource
+from kueuelint.accounting.quota import FR, flavor_resource
 from kueuelint.admission.model import Admitted, Pending, PodSetSpec, as_dict, as_list
 
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
@@ -218,15 +218,29 @@ def _add_assignment_usage(assignment: dict, reclaimable: int, usage: dict) -> No
     if not isinstance(resource_usage, dict):
         return
     count = assignment.get("count")
+    scaled = reclaimable and isinstance(count, int) and count > 0
     for resource, value in resource_usage.items():
         flavor = flavors.get(resource)
-        amount = _units(resource, value) if flavor else None
-        if amount is None:
+        if not flavor:
             continue
-        if reclaimable and isinstance(count, int) and count > 0:
+        try:
+            found = _recorded_usage(flavor, resource, value)
+        except TypeError:       # unhashable junk: read it uncached
+            found = _recorded_usage.__wrapped__(flavor, resource, value)
+        if found is None:
+            continue
+        fr, amount = found
+        if scaled:
             amount = amount * max(0, count - reclaimable) // count
-        fr = flavor_resource(str(flavor), str(resource))
         usage[fr] = usage.get(fr, 0) + amount
+
+
+@lru_cache(maxsize=65536, typed=True)
+def _recorded_usage(flavor, resource, value) -> tuple[FR, int] | None:
+    """The flavor/resource and Kueue units of one ``resourceUsage`` entry; None when unreadable.
+    Tens of thousands of holders repeat a few flavors and quantities: each is read once."""
+    amount = _units(resource, value)
+    return None if amount is None else (flavor_resource(str(flavor), str(resource)), amount)
 
 
 def _units(resource, value) -> int | None:
