@@ -150,37 +150,59 @@ class FlavorAssigner:
                 assigned[fr] = assigned.get(fr, 0) + result.usage.get(resource, 0)
         return Assignment.of(results)
 
-    def _requests(self, pod_set: PodSetSpec, count: int) -> dict[str, int]:
-        requests = {resource: amount * count for resource, amount in pod_set.per_pod.items()}
-        if self.cq.covers("pods"):
-            requests["pods"] = count
-        return requests
-
     def _pod_set(self, pod_set: PodSetSpec, count: int, assigned: dict[FR, int]) -> PodSetResult:
-        requests = self._requests(pod_set, count)
+        steps, failure = self._plan(pod_set, count)
         result = PodSetResult(pod_set.name, count)
+        for group, wanted, requested, number in steps:
+            if not self._place_group(pod_set, group, wanted, requested, number, assigned, result):
+                break
+        else:
+            if failure is not None:
+                result.fail(failure, "NoMatchingFlavor")
+        if result.mode == NO_FIT:
+            result.flavors, result.usage, result.modes = {}, {}, {}
+        return result
+
+    def _plan(self, pod_set: PodSetSpec, count: int) -> tuple[list[tuple], str | None]:
+        """The resource groups to place, in Kueue's order, each with (group, wanted amounts,
+        the same sorted, their request number); and why the pod set fails once they are
+        placed, if it does. Fixed for a pod set, queue and count, and asked at every cycle
+        the workload heads its queue: kept on the pod set."""
+        cq, key = self.cq, (self.cq.name, count)
+        known = pod_set.plans.get(key)
+        if known is not None and known[0] is cq and known[1] == self.state.ignore_undeclared:
+            return known[2]
+        requests = {resource: amount * count for resource, amount in pod_set.per_pod.items()}
+        if cq.covers("pods"):
+            requests["pods"] = count
+        steps: list[tuple] = []
+        failure = None
         done: set[int] = set()
         # Kueue walks the requested resources by name; the first failing group ends the pod set.
         for resource in sorted(requests):
-            index = self.cq.group_of(resource)
+            index = cq.group_of(resource)
             if index is None:
                 if requests[resource] > 0 and not self.state.ignore_undeclared:
-                    result.fail(f"resource {resource} unavailable in ClusterQueue", "NoMatchingFlavor")
+                    failure = f"resource {resource} unavailable in ClusterQueue"
                     break
                 continue
             if index in done:
                 continue
             done.add(index)
-            if not self._place_group(pod_set, self.cq.groups[index], requests, assigned, result):
-                break
-        if result.mode == NO_FIT:
-            result.flavors, result.usage, result.modes = {}, {}, {}
-        return result
+            group = cq.groups[index]
+            wanted = {r: requests[r] for r in group.resources if r in requests}
+            requested = tuple(sorted(wanted.items()))      # by resource name, as Kueue walks them
+            # Memo keys and look-ups name the request by a number: a nested tuple is hashed
+            # afresh at every use.
+            steps.append((group, wanted, requested, _REQUEST_NUMBERS.setdefault(requested, len(_REQUEST_NUMBERS))))
+        plan = (steps, failure)
+        pod_set.plans[key] = (cq, self.state.ignore_undeclared, plan)
+        return plan
 
-    def _place_group(self, pod_set: PodSetSpec, group: ResourceGroup, requests: dict[str, int],
-                     assigned: dict[FR, int], result: PodSetResult) -> bool:
-        wanted = {r: requests[r] for r in group.resources if r in requests}
-        attempt, kind = self._choose_flavor(pod_set, group, wanted, assigned, result.reasons)
+    def _place_group(self, pod_set: PodSetSpec, group: ResourceGroup, wanted: dict[str, int],
+                     requested: tuple[tuple[str, int], ...], number: int, assigned: dict[FR, int],
+                     result: PodSetResult) -> bool:
+        attempt, kind = self._choose_flavor(pod_set, group, requested, number, assigned, result.reasons)
         if attempt is None:
             result.fail(None, kind)
             return False
@@ -192,15 +214,11 @@ class FlavorAssigner:
         result.borrow = max(result.borrow, attempt.borrow)
         return True
 
-    def _choose_flavor(self, pod_set: PodSetSpec, group: ResourceGroup, wanted: dict[str, int],
-                       assigned: dict[FR, int], reasons: list[str]) -> tuple[Attempt | None, str | None]:
+    def _choose_flavor(self, pod_set: PodSetSpec, group: ResourceGroup, requested: tuple[tuple[str, int], ...],
+                       number: int, assigned: dict[FR, int], reasons: list[str]) -> tuple[Attempt | None, str | None]:
         kinds: list[str | None] = []
         tried: list[Attempt] = []
         eager = self.cq.fungibility.when_can_preempt == "MayStopSearch"
-        requested = tuple(sorted(wanted.items()))      # by resource name, as Kueue walks them
-        # Memo keys and look-ups below name the request by a number: a nested tuple is hashed
-        # afresh at every use, and each flavor tried used it twice.
-        number = _REQUEST_NUMBERS.setdefault(requested, len(_REQUEST_NUMBERS))
         for name in group.flavors:
             attempt = self._try_flavor(pod_set, name, requested, number, assigned)
             reasons.extend(attempt.reasons)

@@ -101,6 +101,9 @@ class PodSetSpec:
     affinity_terms: list | None = None   # required node affinity terms, None when absent
     # flavor name -> (Flavor, why it cannot host this pod set or None); filled by the assigner.
     flavor_mismatch: dict[str, tuple] = field(default_factory=dict, init=False, repr=False, compare=False)
+    # (queue name, count) -> (ClusterQueue, what the flavor assigner asks of its resource
+    # groups); filled by the assigner.
+    plans: dict[tuple[str, int], tuple] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __init__(self, name: str, count: int, min_count: int | None = None, per_pod: dict[str, int] | None = None,
                  tolerations: list | None = None, node_selector: dict | None = None,
@@ -111,6 +114,7 @@ class PodSetSpec:
         self.node_selector = {} if node_selector is None else node_selector
         self.affinity_terms = affinity_terms
         self.flavor_mismatch = {}
+        self.plans = {}
 
 
 @dataclass(eq=False)
