@@ -153,8 +153,8 @@ class FlavorAssigner:
     def _pod_set(self, pod_set: PodSetSpec, count: int, assigned: dict[FR, int]) -> PodSetResult:
         steps, failure = self._plan(pod_set, count)
         result = PodSetResult(pod_set.name, count)
-        for group, wanted, requested, number in steps:
-            if not self._place_group(pod_set, group, wanted, requested, number, assigned, result):
+        for wanted, requested, number, candidates in steps:
+            if not self._place_group(wanted, requested, number, candidates, assigned, result):
                 break
         else:
             if failure is not None:
@@ -164,14 +164,14 @@ class FlavorAssigner:
         return result
 
     def _plan(self, pod_set: PodSetSpec, count: int) -> tuple[list[tuple], str | None]:
-        """The resource groups to place, in Kueue's order, each with (group, wanted amounts,
-        the same sorted, their request number); and why the pod set fails once they are
-        placed, if it does. Fixed for a pod set, queue and count, and asked at every cycle
-        the workload heads its queue: kept on the pod set."""
-        cq, key = self.cq, (self.cq.name, count)
+        """The resource groups to place, in Kueue's order, each as (wanted amounts, the same
+        sorted, their request number, the group's flavors as ``_candidates`` gives them); and
+        why the pod set fails once they are placed, if it does. Fixed for a pod set, queue and
+        count, and asked at every cycle the workload heads its queue: kept on the pod set."""
+        cq, state, key = self.cq, self.state, (self.cq.name, count)
         known = pod_set.plans.get(key)
-        if known is not None and known[0] is cq and known[1] == self.state.ignore_undeclared:
-            return known[2]
+        if known is not None and known[0] is cq and known[1] is state.flavors and known[2] == state.ignore_undeclared:
+            return known[3]
         requests = {resource: amount * count for resource, amount in pod_set.per_pod.items()}
         if cq.covers("pods"):
             requests["pods"] = count
@@ -194,15 +194,27 @@ class FlavorAssigner:
             requested = tuple(sorted(wanted.items()))      # by resource name, as Kueue walks them
             # Memo keys and look-ups name the request by a number: a nested tuple is hashed
             # afresh at every use.
-            steps.append((group, wanted, requested, _REQUEST_NUMBERS.setdefault(requested, len(_REQUEST_NUMBERS))))
+            number = _REQUEST_NUMBERS.setdefault(requested, len(_REQUEST_NUMBERS))
+            steps.append((wanted, requested, number, self._candidates(pod_set, group, requested)))
         plan = (steps, failure)
-        pod_set.plans[key] = (cq, self.state.ignore_undeclared, plan)
+        pod_set.plans[key] = (cq, state.flavors, state.ignore_undeclared, plan)
         return plan
 
-    def _place_group(self, pod_set: PodSetSpec, group: ResourceGroup, wanted: dict[str, int],
-                     requested: tuple[tuple[str, int], ...], number: int, assigned: dict[FR, int],
-                     result: PodSetResult) -> bool:
-        attempt, kind = self._choose_flavor(pod_set, group, requested, number, assigned, result.reasons)
+    def _candidates(self, pod_set: PodSetSpec, group: ResourceGroup,
+                    requested: tuple[tuple[str, int], ...]) -> list[tuple[str, Attempt | None, tuple[FR, ...]]]:
+        """(flavor, its refusal when it cannot host the pod set at all, the flavor/resources of
+        the request) for each flavor of the group, in order. A refusal is shared: attempts
+        that fail are only read."""
+        candidates = []
+        for name in group.flavors:
+            mismatch = _mismatch(self.state.flavors.get(name), pod_set, name)
+            refusal = None if mismatch is None else Attempt(name, NO_FIT, reasons=[mismatch], kind="NoMatchingFlavor")
+            candidates.append((name, refusal, tuple([flavor_resource(name, r) for r, _ in requested])))
+        return candidates
+
+    def _place_group(self, wanted: dict[str, int], requested: tuple[tuple[str, int], ...], number: int,
+                     candidates: list, assigned: dict[FR, int], result: PodSetResult) -> bool:
+        attempt, kind = self._choose_flavor(requested, number, candidates, assigned, result.reasons)
         if attempt is None:
             result.fail(None, kind)
             return False
@@ -214,13 +226,13 @@ class FlavorAssigner:
         result.borrow = max(result.borrow, attempt.borrow)
         return True
 
-    def _choose_flavor(self, pod_set: PodSetSpec, group: ResourceGroup, requested: tuple[tuple[str, int], ...],
-                       number: int, assigned: dict[FR, int], reasons: list[str]) -> tuple[Attempt | None, str | None]:
+    def _choose_flavor(self, requested: tuple[tuple[str, int], ...], number: int, candidates: list,
+                       assigned: dict[FR, int], reasons: list[str]) -> tuple[Attempt | None, str | None]:
         kinds: list[str | None] = []
         tried: list[Attempt] = []
         eager = self.cq.fungibility.when_can_preempt == "MayStopSearch"
-        for name in group.flavors:
-            attempt = self._try_flavor(pod_set, name, requested, number, assigned)
+        for name, refusal, frs in candidates:
+            attempt = refusal if refusal is not None else self._try_flavor(name, frs, requested, number, assigned)
             reasons.extend(attempt.reasons)
             kinds.append(attempt.kind)
             if attempt.mode == NO_FIT:
@@ -256,16 +268,11 @@ class FlavorAssigner:
             done.borrow = max(done.borrow, borrow)
         return done
 
-    def _try_flavor(self, pod_set: PodSetSpec, name: str, requested: tuple[tuple[str, int], ...],
+    def _try_flavor(self, name: str, frs: tuple[FR, ...], requested: tuple[tuple[str, int], ...],
                     number: int, assigned: dict[FR, int]) -> Attempt:
-        """``requested``: (resource, amount) of the group, sorted by resource; ``number``: its
-        number in ``_REQUEST_NUMBERS``."""
-        mismatch = self._mismatch(pod_set, name)
-        if mismatch is not None:
-            return Attempt(name, NO_FIT, reasons=[mismatch], kind="NoMatchingFlavor")
-        frs = _FLAVOR_RESOURCES.get((name, number))
-        if frs is None:
-            frs = _FLAVOR_RESOURCES[name, number] = tuple([flavor_resource(name, r) for r, _ in requested])
+        """The quota of a flavor that can host the pod set. ``requested``: (resource, amount)
+        of the group, sorted by resource, and ``frs`` their flavor/resources; ``number``: the
+        request's number in ``_REQUEST_NUMBERS``."""
         if not self.state.frozen or self._root is None:
             return self._quota_attempt(name, requested, frs, assigned)
         # Memoised while usage of the flavor's resources is unchanged in the cohort tree: heads
@@ -298,14 +305,6 @@ class FlavorAssigner:
             kinds.append(kind)
         attempt.kind = most_severe(kinds)
         return attempt
-
-    def _mismatch(self, pod_set: PodSetSpec, name: str) -> str | None:
-        """Why the flavor cannot host the pod set at all; fixed for a pod set, so kept on it."""
-        flavor = self.state.flavors.get(name)
-        known = pod_set.flavor_mismatch.get(name)
-        if known is None or known[0] is not flavor:
-            known = pod_set.flavor_mismatch[name] = (flavor, _mismatch(flavor, pod_set, name))
-        return known[1]
 
     def _fits_quota(self, fr: FR, previous: int, request: int) -> tuple[int | None, int, str | None, str | None]:
         tree, queue = self.state.tree, self.cq.name
@@ -340,11 +339,10 @@ class FlavorAssigner:
 # Each (resource, amount) request of a resource group gets a number the first time it is seen;
 # the few there are recur in every cycle.
 _REQUEST_NUMBERS: dict[tuple, int] = {}
-# (flavor, request number) -> the flavor/resources of that request.
-_FLAVOR_RESOURCES: dict[tuple[str, int], tuple[FR, ...]] = {}
 
 
 def _mismatch(flavor, pod_set: PodSetSpec, name: str) -> str | None:
+    """Why the flavor cannot host the pod set at all."""
     if flavor is None:
         return f"flavor {name} not found"
     taint = untolerated_taint(flavor, pod_set)

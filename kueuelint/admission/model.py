@@ -99,10 +99,8 @@ class PodSetSpec:
     tolerations: list = field(default_factory=list)
     node_selector: dict = field(default_factory=dict)
     affinity_terms: list | None = None   # required node affinity terms, None when absent
-    # flavor name -> (Flavor, why it cannot host this pod set or None); filled by the assigner.
-    flavor_mismatch: dict[str, tuple] = field(default_factory=dict, init=False, repr=False, compare=False)
-    # (queue name, count) -> (ClusterQueue, what the flavor assigner asks of its resource
-    # groups); filled by the assigner.
+    # (queue name, count) -> (ClusterQueue, its flavors, ignoreUndeclared, what the flavor
+    # assigner asks of its resource groups); filled by the assigner.
     plans: dict[tuple[str, int], tuple] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __init__(self, name: str, count: int, min_count: int | None = None, per_pod: dict[str, int] | None = None,
@@ -113,7 +111,6 @@ class PodSetSpec:
         self.tolerations = [] if tolerations is None else tolerations
         self.node_selector = {} if node_selector is None else node_selector
         self.affinity_terms = affinity_terms
-        self.flavor_mismatch = {}
         self.plans = {}
 
 
