@@ -127,15 +127,14 @@ class State:
         ranked = self._ranked.setdefault(queue, {})
         by_priority = self._by_priority.setdefault(queue, {})
         total: dict[FR, int] = {}
-        counter = self._counter
-        replaced = []
+        replaced, added = [], []
         for workload in workloads:
             key = workload.key
             if key in holders:
                 replaced.append(workload)     # replacing a holder finds the old entry by bisection
                 continue
             holders[key] = workload
-            entry = (workload.preemption_rank(), next(counter), workload)
+            added.append(workload)
             priority = workload.priority
             for fr, amount in workload.usage.items():
                 total[fr] = total.get(fr, 0) + amount
@@ -143,11 +142,20 @@ class State:
                 if buckets is None:
                     buckets = by_priority[fr] = {}
                 buckets[priority] = buckets.get(priority, 0) + amount
+        # Every ranked list of a queue follows one order: sorting the holders once costs a
+        # third of sorting each flavor/resource's list (stable: equal ranks keep their order).
+        merge = any(ranked.values())
+        added.sort(key=Admitted.preemption_rank)
+        counter = self._counter
+        for workload in added:
+            key, entry = workload.key, (workload.preemption_rank(), next(counter), workload)
+            for fr, amount in workload.usage.items():
                 if amount > 0:
                     by_resource.setdefault(fr, {})[key] = entry
                     ranked.setdefault(fr, []).append(entry)
-        for entries in ranked.values():
-            entries.sort()
+        if merge:
+            for entries in ranked.values():
+                entries.sort()
         node = self.tree.queues.get(queue)
         if node is not None and total:
             self.tree.add_usage(queue, total)
@@ -196,18 +204,6 @@ class State:
             if bucket < priority or (inclusive and bucket == priority):
                 total += usage
         return total
-
-    def holders_using(self, queue: str, frs) -> list[Admitted]:
-        """Holders of ``queue`` with a positive usage of any of ``frs``, each once."""
-        if self._unindexed or self._unread:
-            self._settle(queue)
-        index = self._by_resource.get(queue, {})
-        if len(frs) == 1:
-            return [entry[2] for entry in index.get(next(iter(frs)), {}).values()]
-        found: dict[str, Admitted] = {}
-        for fr in frs:
-            found.update((key, entry[2]) for key, entry in index.get(fr, {}).items())
-        return list(found.values())
 
     def holders_in_order(self, queue: str, frs):
         """Holders of ``queue`` using any of ``frs``, each once, in ``preemption_rank`` order."""
