@@ -8,6 +8,7 @@ from typing import Callable
 
 from kueuelint.accounting.quantity import format_quantity
 from kueuelint.accounting.quota import FR, flavor_resource
+from kueuelint.admission.candidates import preemptor_identity
 from kueuelint.admission.matching import matches_node_labels, taint_text, untolerated_taint
 from kueuelint.admission.model import (
     FIT, NO_CANDIDATES, NO_FIT, PREEMPT, RECLAIM, SEVERITY, ClusterQueue, Fungibility, Pending,
@@ -59,6 +60,8 @@ class Attempt:
     kind: str | None = None
     resource_modes: dict[str, int] = field(default_factory=dict)
     deferred: list[tuple[str, FR, int]] = field(default_factory=list)   # oracle still to run
+    # preemptor identity -> this attempt completed by the oracle (see FlavorAssigner._resolved)
+    resolutions: dict[tuple, Attempt] | None = None
 
     def __init__(self, flavor: str, mode: int, borrow: int = 0, reasons: list[str] | None = None,
                  kind: str | None = None, resource_modes: dict[str, int] | None = None,
@@ -67,6 +70,7 @@ class Attempt:
         self.reasons = [] if reasons is None else reasons
         self.resource_modes = {} if resource_modes is None else resource_modes
         self.deferred = [] if deferred is None else deferred
+        self.resolutions = None
 
     def copy(self) -> Attempt:
         """For completing a shared attempt with the oracle; its reasons are only ever read."""
@@ -256,16 +260,32 @@ class FlavorAssigner:
 
     def _resolved(self, attempt: Attempt) -> Attempt:
         """The attempt completed by the preemption oracle for the resources that were waiting
-        for it: a copy, as memoised attempts are shared (and most are never completed)."""
+        for it: a copy, as memoised attempts are shared (and most are never completed).
+
+        The copy is kept on the attempt per preemptor identity (what of the preemptor the
+        oracle reads). A memoised attempt is only handed out while the usage of its
+        flavor/resources is unchanged in the cohort tree, and the oracle reads no more than
+        that, except under fair sharing, where it reads all usage."""
         oracle = self.oracle
         if not attempt.deferred or oracle is None:
             return attempt
+        kept, identity = None, None
+        if not self.state.fair_sharing:
+            identity = preemptor_identity(self.cq, self.workload)
+            kept = attempt.resolutions
+            if kept is None:
+                kept = attempt.resolutions = {}
+            found = kept.get(identity)
+            if found is not None:
+                return found
         done = attempt.copy()
         for resource, fr, value in attempt.deferred:
             mode, borrow = oracle(self.cq, self.workload, fr, value)
             done.resource_modes[resource] = mode
             done.mode = min(done.mode, mode)
             done.borrow = max(done.borrow, borrow)
+        if kept is not None:
+            kept[identity] = done
         return done
 
     def _try_flavor(self, name: str, frs: tuple[FR, ...], requested: tuple[tuple[str, int], ...],
