@@ -69,3 +69,36 @@ def test_memo_changes_nothing_on_a_generated_cluster(seed, monkeypatch):
     remembered, recomputed = _admit_both_ways(objects, [], None, monkeypatch)
     assert remembered["cycles"] > 20 and remembered["preempted"]
     assert remembered == recomputed
+
+
+def _tainted_cluster(taints: list) -> list[dict]:
+    kueue = "kueue.x-k8s.io/v1beta2"
+    return [
+        {"apiVersion": kueue, "kind": "ResourceFlavor", "metadata": {"name": "spot"},
+         "spec": {"nodeTaints": taints}},
+        {"apiVersion": kueue, "kind": "ClusterQueue", "metadata": {"name": "cq"},
+         "spec": {"namespaceSelector": {}, "resourceGroups": [{"coveredResources": ["cpu"], "flavors": [
+             {"name": "spot", "resources": [{"name": "cpu", "nominalQuota": 4}]}]}]}},
+        {"apiVersion": kueue, "kind": "LocalQueue", "metadata": {"name": "lq", "namespace": "team"},
+         "spec": {"clusterQueue": "cq"}},
+    ]
+
+
+def _job() -> dict:
+    return {"apiVersion": "batch/v1", "kind": "Job",
+            "metadata": {"name": "train", "namespace": "team", "labels": {"kueue.x-k8s.io/queue-name": "lq"}},
+            "spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [
+                {"name": "main", "image": "x", "resources": {"requests": {"cpu": "1"}}}]}}}}
+
+
+def test_a_flavor_refusal_is_not_carried_to_another_snapshot():
+    """Whether a flavor can host an unconstrained pod set is kept per flavor name across
+    runs of one process: a flavor of the same name with other taints must be judged anew."""
+    taint = {"key": "spot", "value": "true", "effect": "NoSchedule"}
+    _, tainted = admit(_objects(_tainted_cluster([taint])), _objects([_job()]), None)
+    _, clean = admit(_objects(_tainted_cluster([])), _objects([_job()]), None)
+    _, tainted_again = admit(_objects(_tainted_cluster([taint])), _objects([_job()]), None)
+    assert [w["result"] for w in tainted["workloads"]] == ["pending"]
+    assert "untolerated taint {spot true NoSchedule <nil>} in flavor spot" in tainted["workloads"][0]["message"]
+    assert [w["result"] for w in clean["workloads"]] == ["admitted"]
+    assert tainted_again["workloads"][0]["message"] == tainted["workloads"][0]["message"]

@@ -361,8 +361,22 @@ class FlavorAssigner:
 _REQUEST_NUMBERS: dict[tuple, int] = {}
 
 
+# flavor name -> (Flavor, why it cannot host a pod set without tolerations, node selector or
+# affinity): most pod sets have none, and then only the flavor decides.
+_UNCONSTRAINED: dict[str, tuple] = {}
+
+
 def _mismatch(flavor, pod_set: PodSetSpec, name: str) -> str | None:
     """Why the flavor cannot host the pod set at all."""
+    if pod_set.tolerations or pod_set.node_selector or pod_set.affinity_terms:
+        return _constrained_mismatch(flavor, pod_set, name)
+    known = _UNCONSTRAINED.get(name)
+    if known is None or known[0] is not flavor:
+        known = _UNCONSTRAINED[name] = (flavor, _constrained_mismatch(flavor, pod_set, name))
+    return known[1]
+
+
+def _constrained_mismatch(flavor, pod_set: PodSetSpec, name: str) -> str | None:
     if flavor is None:
         return f"flavor {name} not found"
     taint = untolerated_taint(flavor, pod_set)
