@@ -269,24 +269,16 @@ class FlavorAssigner:
         oracle = self.oracle
         if not attempt.deferred or oracle is None:
             return attempt
-        kept, identity = None, None
-        if not self.state.fair_sharing:
-            identity = preemptor_identity(self.cq, self.workload)
-            kept = attempt.resolutions
-            if kept is None:
-                kept = attempt.resolutions = {}
-            found = kept.get(identity)
-            if found is not None:
-                return found
-        done = attempt.copy()
-        for resource, fr, value in attempt.deferred:
-            mode, borrow = oracle(self.cq, self.workload, fr, value)
-            done.resource_modes[resource] = mode
-            done.mode = min(done.mode, mode)
-            done.borrow = max(done.borrow, borrow)
-        if kept is not None:
-            kept[identity] = done
-        return done
+        if self.state.fair_sharing:
+            return _completed(attempt, oracle, self.cq, self.workload)
+        identity = preemptor_identity(self.cq, self.workload)
+        kept = attempt.resolutions
+        if kept is None:
+            kept = attempt.resolutions = {}
+        found = kept.get(identity)
+        if found is None:
+            found = kept[identity] = _completed(attempt, oracle, self.cq, self.workload)
+        return found
 
     def _try_flavor(self, name: str, frs: tuple[FR, ...], requested: tuple[tuple[str, int], ...],
                     number: int, assigned: dict[FR, int]) -> Attempt:
@@ -385,6 +377,16 @@ def _constrained_mismatch(flavor, pod_set: PodSetSpec, name: str) -> str | None:
     if not matches_node_labels(flavor, pod_set):
         return f"flavor {name} doesn't match node affinity"
     return None
+
+
+def _completed(attempt: Attempt, oracle: Oracle, cq: ClusterQueue, workload: Pending) -> Attempt:
+    done = attempt.copy()
+    for resource, fr, value in attempt.deferred:
+        mode, borrow = oracle(cq, workload, fr, value)
+        done.resource_modes[resource] = mode
+        done.mode = min(done.mode, mode)
+        done.borrow = max(done.borrow, borrow)
+    return done
 
 
 def _stops_search(attempt: Attempt, fungibility: Fungibility) -> bool:

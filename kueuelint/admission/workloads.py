@@ -218,7 +218,7 @@ def _add_assignment_usage(assignment: dict, reclaimable: int, usage: dict) -> No
     if not isinstance(resource_usage, dict):
         return
     count = assignment.get("count")
-    scaled = reclaimable and isinstance(count, int) and count > 0
+    scale = count if reclaimable and isinstance(count, int) and count > 0 else 0
     for resource, value in resource_usage.items():
         flavor = flavors.get(resource)
         if not flavor:
@@ -230,8 +230,8 @@ def _add_assignment_usage(assignment: dict, reclaimable: int, usage: dict) -> No
         if found is None:
             continue
         fr, amount = found
-        if scaled:
-            amount = amount * max(0, count - reclaimable) // count
+        if scale:
+            amount = amount * max(0, scale - reclaimable) // scale
         usage[fr] = usage.get(fr, 0) + amount
 
 
