@@ -244,16 +244,6 @@ def _recorded_usage(flavor, resource, value) -> tuple[FR, int] | None:
 
 
 def _units(resource, value) -> int | None:
-    """Kueue units of a recorded usage value; None when unreadable."""
-    try:
-        return _units_of_hashable(resource, value)
-    except TypeError:       # unhashable junk: parse it uncached
-        quantity, _ = safe_parse(value)
-        return None if quantity is None else to_kueue_units(resource, quantity)
-
-
-@lru_cache(maxsize=65536, typed=True)
-def _units_of_hashable(resource, value) -> int | None:
-    # The same few quantities recur across tens of thousands of admitted workloads.
+    """Kueue units of a recorded usage value; None when unreadable (cached by the caller)."""
     quantity, _ = safe_parse(value)
     return None if quantity is None else to_kueue_units(resource, quantity)
