@@ -79,7 +79,7 @@ def _simulate(inventory, incoming: list, max_cycles: int | None, jobs: int | Non
 
 def _snapshot_workloads(inventory, incoming: list, priorities: Priorities,
                         progress: Callable[[str], None]) -> tuple[list[Pending], dict[str, list]]:
-    """The snapshot's pending workloads, and its holders per queue as (Workload, conditions)."""
+    """The snapshot's pending workloads, and its holders' Workloads per queue."""
     incoming_ids = {id(obj) for obj in incoming}
     pending: list[Pending] = []
     unread: dict[str, list] = {}
@@ -89,19 +89,18 @@ def _snapshot_workloads(inventory, incoming: list, priorities: Priorities,
             progress(f"reading Workloads: {number:,}/{len(workloads):,}")
         if id(obj) in incoming_ids:
             continue
-        state_now, known, queue = standing(obj)
+        state_now, queue = standing(obj)
         if state_now == HOLDS and queue is not None:
-            unread.setdefault(queue, []).append((obj, known))
+            unread.setdefault(queue, []).append(obj)
         elif state_now == WAITS:
             pending += _pending_of(obj, inventory, priorities, len(pending))
     return pending, unread
 
 
-def _holder_reader(priorities: Priorities, holders: dict) -> Callable[[tuple], Admitted | None]:
+def _holder_reader(priorities: Priorities, holders: dict) -> Callable[[object], Admitted | None]:
     """Makes a holder's record, noting its Workload in ``holders`` for a requeue."""
-    def read(item: tuple) -> Admitted | None:
-        obj, known = item
-        held = admitted_from_workload(obj, priorities, known)
+    def read(obj) -> Admitted | None:
+        held = admitted_from_workload(obj, priorities)
         if held is not None:
             holders[held.cluster_queue, held.key] = obj
         return held

@@ -31,14 +31,22 @@ def _epoch_of_text(value: str) -> float | None:
         return None
 
 
-def _first_conditions(listed) -> dict[str, dict]:
-    found: dict[str, dict] = {}
+def _first_conditions(listed, first: str, second: str) -> tuple[dict | None, dict | None]:
+    """The first condition of type ``first`` and of type ``second`` (Kueue reads the first
+    of each type), in one pass: most Workloads have one or two conditions."""
+    found_first = found_second = None
     for cond in as_list(listed):
         if isinstance(cond, dict):
             kind = cond.get("type")
-            if isinstance(kind, str) and kind not in found:
-                found[kind] = cond
-    return found
+            if kind == first and found_first is None:
+                found_first = cond
+            elif kind == second and found_second is None:
+                found_second = cond
+    return found_first, found_second
+
+
+def _true(cond: dict | None) -> bool:
+    return cond is not None and cond.get("status") == "True"
 
 
 class Priorities:
@@ -156,36 +164,31 @@ def _spec_priority(spec: dict, priorities: Priorities) -> int:
 HOLDS, WAITS = "holds", "waits"
 
 
-def standing(obj) -> tuple[str | None, dict[str, dict], str | None]:
+def standing(obj) -> tuple[str | None, str | None]:
     """A Workload's quota state: ``HOLDS`` quota (QuotaReserved, or admitted by a Kueue that
     sets no such condition), ``WAITS`` for it, or None when deactivated or Finished (§1.5);
-    with the first condition of each type and, when it holds quota, the ClusterQueue its
-    admission names. Its data is read once: the snapshot's tens of thousands of Workloads
-    all pass here."""
+    with, when it holds quota, the ClusterQueue its admission names. The snapshot's tens of
+    thousands of Workloads all pass here, before the work is split: nothing is built."""
     data = obj.data
     if not isinstance(data, dict):
-        return WAITS, {}, None
+        return WAITS, None
     status = data.get("status")
     status = status if isinstance(status, dict) else {}
-    known = _first_conditions(status.get("conditions"))
+    reserved, finished = _first_conditions(status.get("conditions"), "QuotaReserved", "Finished")
     spec = data.get("spec")
-    if isinstance(spec, dict) and spec.get("active") is False or _true(known, "Finished"):
-        return None, known, None
+    if isinstance(spec, dict) and spec.get("active") is False or _true(finished):
+        return None, None
     admission = status.get("admission")
-    if isinstance(admission, dict) and (_true(known, "QuotaReserved") or "QuotaReserved" not in known):
-        queue = admission.get("clusterQueue")
-        return HOLDS, known, queue if isinstance(queue, str) else None
-    return WAITS, known, None
+    if isinstance(admission, dict):
+        if reserved is None or reserved.get("status") == "True":
+            queue = admission.get("clusterQueue")
+            return HOLDS, queue if isinstance(queue, str) else None
+    return WAITS, None
 
 
-def _true(known: dict[str, dict], kind: str) -> bool:
-    cond = known.get(kind)
-    return cond is not None and cond.get("status") == "True"
-
-
-def admitted_from_workload(obj, priorities: Priorities, known: dict[str, dict]) -> Admitted | None:
-    """The record of a Workload holding quota; ``known``: its conditions, as ``standing`` read them.
-    Tens of thousands of snapshot holders pass here: their data is read straight, once."""
+def admitted_from_workload(obj, priorities: Priorities) -> Admitted | None:
+    """The record of a Workload that ``standing`` found holding quota. Tens of thousands of
+    snapshot holders pass here: their data is read straight, once."""
     data = obj.data
     status = data.get("status") if isinstance(data, dict) else None
     if not isinstance(status, dict):
@@ -201,13 +204,13 @@ def admitted_from_workload(obj, priorities: Priorities, known: dict[str, dict]) 
         if isinstance(assignment, dict):
             _add_assignment_usage(assignment, reclaimable.get(str(assignment.get("name")), 0) if reclaimable else 0,
                                   usage)
-    reserved = known.get("QuotaReserved")
+    reserved, evicted = _first_conditions(status.get("conditions"), "QuotaReserved", "Evicted")
     metadata = as_dict(data.get("metadata"))
     created = epoch(metadata.get("creationTimestamp")) or 0.0
     reserved_at = epoch(reserved.get("lastTransitionTime")) if reserved else None
     return Admitted(f"{obj.namespace}/{obj.name}", cq, _spec_priority(as_dict(data.get("spec")), priorities),
                     usage, reserved_at or created, created, str(metadata.get("uid") or obj.name),
-                    _true(known, "Evicted"))
+                    _true(evicted))
 
 
 def _add_assignment_usage(assignment: dict, reclaimable: int, usage: dict) -> None:
