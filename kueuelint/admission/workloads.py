@@ -169,7 +169,7 @@ def standing(obj) -> tuple[str | None, str | None]:
     sets no such condition), ``WAITS`` for it, or None when deactivated or Finished (§1.5);
     with, when it holds quota, the ClusterQueue its admission names. The snapshot's tens of
     thousands of Workloads all pass here, before the work is split: nothing is built."""
-    data = obj.data
+    data = obj.doc.data      # not the property: tens of thousands of calls
     if not isinstance(data, dict):
         return WAITS, None
     status = data.get("status")
@@ -189,7 +189,7 @@ def standing(obj) -> tuple[str | None, str | None]:
 def admitted_from_workload(obj, priorities: Priorities) -> Admitted | None:
     """The record of a Workload that ``standing`` found holding quota. Tens of thousands of
     snapshot holders pass here: their data is read straight, once."""
-    data = obj.data
+    data = obj.doc.data      # not the property: tens of thousands of calls
     status = data.get("status") if isinstance(data, dict) else None
     if not isinstance(status, dict):
         return None
