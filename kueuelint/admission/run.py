@@ -13,7 +13,7 @@ from kueuelint.admission.partition import schedule
 from kueuelint.admission.scheduler import Outcome
 from kueuelint.admission.state import State
 from kueuelint.admission.workloads import (
-    HOLDS, WAITS, Priorities, admitted_from_workload, pending_from_derived, standing, workload_priority,
+    HOLDS, WAITS, Priorities, admitted_from_workload, pending_from_derived, spec_priority, standing,
 )
 from kueuelint.derive import workloads_of
 
@@ -62,8 +62,9 @@ def _simulate(inventory, incoming: list, max_cycles: int | None, jobs: int | Non
         pending += _pending_of(obj, inventory, priorities, len(pending))
     outcomes: dict[str, Outcome] = {}
     queued = []
+    routes: dict[tuple, _Route] = {}
     for workload in pending:
-        problem = _resolve_queue(workload, inventory, state)
+        problem = _resolve_queue(workload, inventory, state, routes)
         if problem is not None:
             outcomes[workload.key] = Outcome("inadmissible", problem[0], problem[1], workload.cluster_queue)
         else:
@@ -128,8 +129,9 @@ def _fair_strategies(state: State, inventory) -> None:
 def _pending_of(obj, inventory, priorities: Priorities, seq: int) -> list[Pending]:
     # A Workload object states its priority and queue itself.
     stated = obj.key == WORKLOAD_KEY
-    priority = workload_priority(obj, priorities) if stated else None
-    queue = obj.spec.get("queueName") if stated else None
+    spec = obj.spec if stated else {}
+    priority = spec_priority(spec, priorities) if stated else None
+    queue = spec.get("queueName")
     records = []
     for derived in workloads_of(obj, inventory):
         made = pending_from_derived(obj, derived, seq + len(records), priorities, priority)
@@ -155,29 +157,45 @@ def _namespace_labels(inventory) -> dict[str, dict]:
     return {obj.name: dict(obj.labels) for obj in inventory.of_kind("Namespace")}
 
 
-def _resolve_queue(workload: Pending, inventory, state: State) -> tuple[str, str] | None:
-    """Find the ClusterQueue; (reason, message) when the workload cannot even be queued."""
-    name = workload.queue_name
+# A LocalQueue's way to its ClusterQueue: (queue name, ClusterQueue name or None, and
+# (reason, message) when a workload sent there cannot even be queued).
+_Route = tuple[str | None, str | None, tuple[str, str] | None]
+
+
+def _resolve_queue(workload: Pending, inventory, state: State, routes: dict[tuple, _Route]) -> tuple[str, str] | None:
+    """Find the ClusterQueue; (reason, message) when the workload cannot even be queued.
+    ``routes``: the answers so far, per queue name and namespace (thousands of workloads
+    share a few hundred LocalQueues)."""
+    asked = (workload.queue_name, workload.namespace)
+    route = routes.get(asked)
+    if route is None:
+        route = routes[asked] = _route(workload.queue_name, workload.namespace, inventory, state)
+    workload.queue_name, cluster_queue, problem = route
+    if cluster_queue is not None:
+        workload.cluster_queue = cluster_queue
+    return problem
+
+
+def _route(name: str | None, namespace: str, inventory, state: State) -> _Route:
     if not name:
         # The default managedJobsNamespaceSelector leaves out Kueue's and the system namespace.
-        unmanaged = workload.namespace in UNMANAGED_NAMESPACES
-        if unmanaged or inventory.kueue("LocalQueue", DEFAULT_QUEUE, workload.namespace) is None:
-            return ("Inadmissible", "the workload names no LocalQueue (label kueue.x-k8s.io/queue-name) "
-                    "and its namespace has no LocalQueue named default; Kueue does not manage it")
-        name = workload.queue_name = DEFAULT_QUEUE
-    local_queue = inventory.kueue("LocalQueue", name, workload.namespace)
+        unmanaged = namespace in UNMANAGED_NAMESPACES
+        if unmanaged or inventory.kueue("LocalQueue", DEFAULT_QUEUE, namespace) is None:
+            return name, None, ("Inadmissible", "the workload names no LocalQueue (label kueue.x-k8s.io/queue-name) "
+                                "and its namespace has no LocalQueue named default; Kueue does not manage it")
+        name = DEFAULT_QUEUE
+    local_queue = inventory.kueue("LocalQueue", name, namespace)
     if local_queue is None:
-        return "Misconfigured", f"LocalQueue {name} doesn't exist"
+        return name, None, ("Misconfigured", f"LocalQueue {name} doesn't exist")
     stop = local_queue.spec.get("stopPolicy")
     cq_name = local_queue.spec.get("clusterQueue")
     if not isinstance(cq_name, str) or not cq_name:
-        return "Misconfigured", f"LocalQueue {name} names no ClusterQueue"
-    workload.cluster_queue = cq_name
+        return name, None, ("Misconfigured", f"LocalQueue {name} names no ClusterQueue")
     if stop and stop != "None":
-        return "Suspended", f"LocalQueue {name} is stopped"
+        return name, cq_name, ("Suspended", f"LocalQueue {name} is stopped")
     cq = state.queues.get(cq_name)
     if cq is None:
-        return "Misconfigured", f"ClusterQueue {cq_name} doesn't exist"
+        return name, cq_name, ("Misconfigured", f"ClusterQueue {cq_name} doesn't exist")
     if cq.inactive is not None:
-        return "Suspended", f"ClusterQueue {cq.name} is inactive"
-    return None
+        return name, cq_name, ("Suspended", f"ClusterQueue {cq.name} is inactive")
+    return name, cq_name, None

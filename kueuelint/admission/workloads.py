@@ -147,11 +147,7 @@ def _pod_priority_class(pod_sets) -> str | None:
     return None
 
 
-def workload_priority(obj, priorities: Priorities) -> int:
-    return _spec_priority(obj.spec, priorities)
-
-
-def _spec_priority(spec: dict, priorities: Priorities) -> int:
+def spec_priority(spec: dict, priorities: Priorities) -> int:
     value = spec.get("priority")
     if isinstance(value, int) and not isinstance(value, bool):
         return value
@@ -167,22 +163,35 @@ HOLDS, WAITS = "holds", "waits"
 def standing(obj) -> tuple[str | None, str | None]:
     """A Workload's quota state: ``HOLDS`` quota (QuotaReserved, or admitted by a Kueue that
     sets no such condition), ``WAITS`` for it, or None when deactivated or Finished (§1.5);
-    with, when it holds quota, the ClusterQueue its admission names. The snapshot's tens of
-    thousands of Workloads all pass here, before the work is split: nothing is built."""
+    with, when it holds quota, the ClusterQueue its admission names. Every snapshot Workload
+    passes here before the work is split between processes: nothing is built, and each value
+    is looked at once."""
     data = obj.doc.data      # not the property: tens of thousands of calls
     if not isinstance(data, dict):
         return WAITS, None
-    status = data.get("status")
-    status = status if isinstance(status, dict) else {}
-    reserved, finished = _first_conditions(status.get("conditions"), "QuotaReserved", "Finished")
     spec = data.get("spec")
-    if isinstance(spec, dict) and spec.get("active") is False or _true(finished):
+    if isinstance(spec, dict) and "active" in spec and spec["active"] is False:
+        return None, None
+    status = data.get("status")
+    if not isinstance(status, dict):
+        return WAITS, None      # never admitted, never finished
+    reserved = finished = None
+    conditions = status.get("conditions")
+    if isinstance(conditions, list):
+        # _first_conditions spelled out: this loop runs for every snapshot Workload, serially
+        for cond in conditions:
+            if isinstance(cond, dict):
+                kind = cond.get("type")
+                if kind == "QuotaReserved" and reserved is None:
+                    reserved = cond
+                elif kind == "Finished" and finished is None:
+                    finished = cond
+    if finished is not None and finished.get("status") == "True":
         return None, None
     admission = status.get("admission")
-    if isinstance(admission, dict):
-        if reserved is None or reserved.get("status") == "True":
-            queue = admission.get("clusterQueue")
-            return HOLDS, queue if isinstance(queue, str) else None
+    if isinstance(admission, dict) and (reserved is None or reserved.get("status") == "True"):
+        queue = admission.get("clusterQueue")
+        return HOLDS, queue if isinstance(queue, str) else None
     return WAITS, None
 
 
@@ -208,7 +217,7 @@ def admitted_from_workload(obj, priorities: Priorities) -> Admitted | None:
     metadata = as_dict(data.get("metadata"))
     created = epoch(metadata.get("creationTimestamp")) or 0.0
     reserved_at = epoch(reserved.get("lastTransitionTime")) if reserved else None
-    return Admitted(f"{obj.namespace}/{obj.name}", cq, _spec_priority(as_dict(data.get("spec")), priorities),
+    return Admitted(f"{obj.namespace}/{obj.name}", cq, spec_priority(as_dict(data.get("spec")), priorities),
                     usage, reserved_at or created, created, str(metadata.get("uid") or obj.name),
                     _true(evicted))
 
