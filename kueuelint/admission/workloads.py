@@ -45,10 +45,6 @@ def _first_conditions(listed, first: str, second: str) -> tuple[dict | None, dic
     return found_first, found_second
 
 
-def _true(cond: dict | None) -> bool:
-    return cond is not None and cond.get("status") == "True"
-
-
 class Priorities:
     """Priority values from WorkloadPriorityClasses and PriorityClasses (§4.1)."""
 
@@ -197,29 +193,46 @@ def standing(obj) -> tuple[str | None, str | None]:
 
 def admitted_from_workload(obj, priorities: Priorities) -> Admitted | None:
     """The record of a Workload that ``standing`` found holding quota. Tens of thousands of
-    snapshot holders pass here: their data is read straight, once."""
+    snapshot holders pass here: their data is read straight, once, with the checks of
+    ``as_dict`` and ``epoch`` spelled out (a call costs more than what it does)."""
     data = obj.doc.data      # not the property: tens of thousands of calls
     status = data.get("status") if isinstance(data, dict) else None
     if not isinstance(status, dict):
         return None
-    admission = as_dict(status.get("admission"))
+    admission = status.get("admission")
+    if not isinstance(admission, dict):
+        return None
     cq = admission.get("clusterQueue")
     if not isinstance(cq, str):
         return None
-    reclaimable = {str(r.get("name")): _int(r.get("count")) for r in as_list(status.get("reclaimablePods"))
-                   if isinstance(r, dict)} if status.get("reclaimablePods") else {}
     usage: dict = {}
-    for assignment in as_list(admission.get("podSetAssignments")):
-        if isinstance(assignment, dict):
-            _add_assignment_usage(assignment, reclaimable.get(str(assignment.get("name")), 0) if reclaimable else 0,
-                                  usage)
+    assignments = admission.get("podSetAssignments")
+    if isinstance(assignments, list):
+        reclaimable = _reclaimable(status.get("reclaimablePods"))
+        for assignment in assignments:
+            if isinstance(assignment, dict):
+                _add_assignment_usage(assignment, reclaimable.get(str(assignment.get("name")), 0) if reclaimable else 0,
+                                      usage)
     reserved, evicted = _first_conditions(status.get("conditions"), "QuotaReserved", "Evicted")
-    metadata = as_dict(data.get("metadata"))
-    created = epoch(metadata.get("creationTimestamp")) or 0.0
-    reserved_at = epoch(reserved.get("lastTransitionTime")) if reserved else None
-    return Admitted(f"{obj.namespace}/{obj.name}", cq, spec_priority(as_dict(data.get("spec")), priorities),
+    metadata = data.get("metadata")
+    metadata = metadata if isinstance(metadata, dict) else {}
+    created_text = metadata.get("creationTimestamp")
+    created = (_epoch_of_text(created_text) if isinstance(created_text, str) and created_text
+               else epoch(created_text)) or 0.0
+    reserved_text = reserved.get("lastTransitionTime") if reserved else None
+    reserved_at = _epoch_of_text(reserved_text) if isinstance(reserved_text, str) and reserved_text \
+        else epoch(reserved_text)
+    spec = data.get("spec")
+    return Admitted(f"{obj.namespace}/{obj.name}", cq, spec_priority(spec if isinstance(spec, dict) else {}, priorities),
                     usage, reserved_at or created, created, str(metadata.get("uid") or obj.name),
-                    _true(evicted))
+                    evicted is not None and evicted.get("status") == "True")
+
+
+def _reclaimable(listed) -> dict[str, int] | None:
+    """Pods per pod set that finished and give back their quota (status.reclaimablePods)."""
+    if not listed or not isinstance(listed, list):
+        return None
+    return {str(r.get("name")): _int(r.get("count")) for r in listed if isinstance(r, dict)}
 
 
 def _add_assignment_usage(assignment: dict, reclaimable: int, usage: dict) -> None:
