@@ -26,6 +26,11 @@ class Target:
     workload: Admitted
     reason: str
 
+    def __reduce__(self) -> tuple:
+        # Pickled as the constructor's arguments, which unpickle faster than a state dict
+        # (a child's results hold thousands of these; see Admitted.__reduce__).
+        return Target, (self.workload, self.reason)
+
 
 @dataclass
 class _Candidate:

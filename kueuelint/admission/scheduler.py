@@ -43,6 +43,12 @@ class Outcome:
     preempts: list[Target] = field(default_factory=list)
     cycle: int = 0
 
+    def __reduce__(self) -> tuple:
+        # Pickled as the constructor's arguments, which unpickle faster than a state dict
+        # (a child sends back one per workload of its trees; see Admitted.__reduce__).
+        return Outcome, (self.result, self.reason, self.message, self.cluster_queue, self.assignment,
+                         self.preempts, self.cycle)
+
 
 @dataclass
 class Entry:
