@@ -13,7 +13,8 @@ from kueuelint.admission.partition import schedule
 from kueuelint.admission.scheduler import Outcome
 from kueuelint.admission.state import State
 from kueuelint.admission.workloads import (
-    HOLDS, WAITS, Priorities, admitted_from_workload, pending_from_derived, spec_priority, standing,
+    HOLDS, WAITS, Priorities, admitted_from_workload, mapping_at, pending_from_derived, spec_priority,
+    standing,
 )
 from kueuelint.derive import workloads_of
 
@@ -129,7 +130,7 @@ def _fair_strategies(state: State, inventory) -> None:
 def _pending_of(obj, inventory, priorities: Priorities, seq: int) -> list[Pending]:
     # A Workload object states its priority and queue itself.
     stated = obj.key == WORKLOAD_KEY
-    spec = obj.spec if stated else {}
+    spec = mapping_at(obj, "spec") if stated else {}
     priority = spec_priority(spec, priorities) if stated else None
     queue = spec.get("queueName")
     records = []

@@ -67,12 +67,23 @@ def _int(value) -> int:
 
 
 def pod_set_spec(name: str, count: int, min_count, per_pod: dict[str, int], template: dict) -> PodSetSpec:
-    spec = as_dict(as_dict(template).get("spec"))
-    node_affinity = as_dict(as_dict(spec.get("affinity")).get("nodeAffinity"))
+    # Made for every pending workload before the work is split: the checks are spelled out.
+    spec = template.get("spec") if isinstance(template, dict) else None
+    if not isinstance(spec, dict):
+        spec = {}
+    affinity = spec.get("affinity")
+    tolerations, selector = spec.get("tolerations"), spec.get("nodeSelector")
+    return PodSetSpec(name, count, min_count, dict(per_pod), list(tolerations) if isinstance(tolerations, list) else [],
+                      dict(selector) if isinstance(selector, dict) else {},
+                      _required_terms(affinity) if affinity else None)
+
+
+def _required_terms(affinity) -> list | None:
+    """The nodeSelectorTerms of a required node affinity; None when there are none."""
+    node_affinity = as_dict(as_dict(affinity).get("nodeAffinity"))
     required = node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
     terms = required.get("nodeSelectorTerms") if isinstance(required, dict) else None
-    return PodSetSpec(name, count, min_count, dict(per_pod), list(as_list(spec.get("tolerations"))),
-                      dict(as_dict(spec.get("nodeSelector"))), list(terms) if isinstance(terms, list) else None)
+    return list(terms) if isinstance(terms, list) else None
 
 
 def limits_violation(pod_sets) -> str | None:
@@ -81,7 +92,10 @@ def limits_violation(pod_sets) -> str | None:
         spec = as_dict(as_dict(pod_set.template).get("spec"))
         for key in ("initContainers", "containers"):
             for number, container in enumerate(as_list(spec.get(key))):
-                names = _over_limit(as_dict(as_dict(container).get("resources")))
+                resources = container.get("resources") if isinstance(container, dict) else None
+                if not isinstance(resources, dict) or not resources.get("limits"):
+                    continue        # the usual container: nothing to compare
+                names = _over_limit(resources)
                 if names:
                     listed = ",".join(f'"{n}"' for n in names)
                     return (f"resources validation failed: spec.podSets[{index}].template.spec.{key}[{number}]: "
@@ -91,8 +105,8 @@ def limits_violation(pod_sets) -> str | None:
 
 def _over_limit(resources: dict) -> list[str]:
     limits = resources.get("limits")
-    if not limits or not isinstance(limits, dict):
-        return []       # the usual container: nothing to compare
+    if not isinstance(limits, dict):
+        return []
     requests = as_dict(resources.get("requests"))
     over = []
     for name in sorted(set(requests) & set(limits)):
@@ -104,7 +118,16 @@ def _over_limit(resources: dict) -> list[str]:
 
 
 def source_of(obj) -> dict:
-    return {"file": obj.path, "line": obj.doc.line, "kind": obj.kind, "name": obj.name}
+    doc = obj.doc
+    return {"file": doc.source.path, "line": doc.line, "kind": obj.kind, "name": obj.name}
+
+
+def mapping_at(obj, key: str) -> dict:
+    """``obj.metadata`` or ``obj.spec`` without the property (a call costs more than the read;
+    every pending workload is read before the work is split)."""
+    data = obj.doc.data
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, dict) else {}
 
 
 def pending_from_derived(obj, derived, seq: int, priorities: Priorities,
@@ -117,7 +140,7 @@ def pending_from_derived(obj, derived, seq: int, priorities: Priorities,
         priority = priorities.resolve(derived.priority_class, _pod_priority_class(derived.pod_sets))
     namespace = derived.namespace or obj.namespace or "default"
     name = derived.group_name or obj.name
-    metadata = obj.metadata
+    metadata = mapping_at(obj, "metadata")
     created = epoch(metadata.get("creationTimestamp"))
     timestamp = created if created is not None else INCOMING_TIME + seq
     copies = max(1, derived.replicas) if derived.per_pod else 1
