@@ -37,7 +37,7 @@ class Programs:
 
     def evaluate(self, program, bindings: dict) -> tuple[Any, str | None]:
         from kueuelint.cel.engine import CelEvalError
-        from kueuelint.checks.cel_rules import CelRuleError, may_grow, run_bounded, sandbox_available
+        from kueuelint.cel.sandbox import CelRuleError, may_grow, run_bounded, sandbox_available
 
         try:
             activation = self.engine.activation(bindings)
@@ -50,7 +50,7 @@ class Programs:
         except CelEvalError as exc:
             return None, _first_line(exc)
         except CelRuleError as exc:
-            from kueuelint.checks.cel_rules import CelLimitExceeded
+            from kueuelint.cel.sandbox import CelLimitExceeded
 
             if isinstance(exc, CelLimitExceeded):  # stopped once, not again for every object
                 self._stopped[program.source] = _first_line(exc)
