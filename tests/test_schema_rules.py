@@ -100,7 +100,7 @@ def test_run_counts_evaluated_and_skipped_transition_rules(tmp_path):
 
     module.run_stats, saved = spy, module.run_stats
     try:
-        checker.run(inputs.files, inputs.context)
+        checker.run(inputs)
     finally:
         module.run_stats = saved
     assert seen["stats"] == {"cel_rules_evaluated": 0, "transition_rules_skipped": 1}

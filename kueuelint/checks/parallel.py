@@ -19,8 +19,9 @@ from dataclasses import dataclass
 
 from kueuelint.config import Config
 from kueuelint.findings import Finding, RunResult
-from kueuelint.load.discover import Target, read_target
+from kueuelint.load.discover import Target
 from kueuelint.load.source import Document, SourceFile
+from kueuelint.run import FirstError, Run, assemble, identify_file, read_entries, read_entry
 
 # A worker costs a fork, its share of the lazily imported modules and compiled CEL, and the
 # exchange of every object's data.  On two cores -j 2 took 0.37 s against 0.40 s for 153 files
@@ -68,12 +69,8 @@ def run_parallel(entries: list[tuple[Target, bool, str | None]], config: Config,
 def _run_serial(entries, config: Config, rules, use_suppressions: bool, stdin_name: str) -> RunResult:
     from kueuelint.checks.runner import Checker
 
-    files, context = [], []
-    for target, is_context, file_type in entries:
-        loaded = read_target(target, config.limits, is_context=is_context, stdin_name=stdin_name)
-        loaded.source.file_type = file_type
-        (context if is_context else files).append(loaded)
-    return Checker(rules, config, use_suppressions=use_suppressions).run(files, context)
+    run = assemble(read_entries(entries, config, stdin_name), config)
+    return Checker(rules, config, use_suppressions=use_suppressions).run(run)
 
 
 def _run_workers(entries: list[tuple[Target, bool, str | None]], config: Config, rules, *,
@@ -145,25 +142,22 @@ def _receive(conn):
 def _worker(conn, shard_entries, config: Config, rules, use_suppressions: bool, stdin_name: str) -> None:
     try:
         from kueuelint.checks.runner import Checker
-        from kueuelint.index.inventory import Inventory
 
-        checker = Checker(rules, config, use_suppressions=use_suppressions)
-        own = {}
-        for index, (target, is_context, file_type) in shard_entries:
-            loaded = read_target(target, config.limits, is_context=is_context, stdin_name=stdin_name)
-            loaded.source.file_type = file_type
-            own[index] = checker.identify_files([loaded])[0]
-        conn.send([_summarise(index, state) for index, state in own.items()])
+        errors = FirstError()
+        own = {index: identify_file(read_entry(target, is_context, file_type, config, stdin_name),
+                                    config, errors)
+               for index, (target, is_context, file_type) in shard_entries}
+        conn.send([_summarise(index, entry) for index, entry in own.items()])
         everything = conn.recv()
-        objects = _objects_in_order(everything, own, checker, config)
-        inventory = checker.build_inventory(objects)
-        own_objects = [obj for state in own.values() for obj in state.objects]
-        conn.send(_table_parts(checker, inventory, own_objects, rules))
-        inventory.cache.update(conn.recv())
-        checked = [state for state in own.values() if not state.loaded.source.is_context]
-        findings = checker.check_states(checked, inventory)
-        conn.send((findings, len(checked), sum(len(s.objects) for s in checked), checker.stats,
-                   checker.internal_error))
+        run = Run([e for e in own.values() if not e.loaded.source.is_context],
+                  [e for e in own.values() if e.loaded.source.is_context], config, errors)
+        run.index_all(_objects_in_order(everything, own, config))
+        checker = Checker(rules, config, use_suppressions=use_suppressions)
+        own_objects = [obj for entry in own.values() for obj in entry.objects]
+        conn.send(_table_parts(checker, run.inventory, own_objects, rules))
+        run.inventory.cache.update(conn.recv())
+        result = checker.run(run)
+        conn.send((result.findings, result.files, result.objects, result.stats, result.internal_error))
     except Exception:  # reported by the parent as an internal error
         conn.send(("__error__", traceback.format_exc(limit=-4)))
     finally:
@@ -230,10 +224,9 @@ def _unpack(blob: bytes) -> list:
     return pickle.loads(blob[1:])
 
 
-def _objects_in_order(summaries: list[FileSummary], own: dict, checker, config: Config) -> list:
+def _objects_in_order(summaries: list[FileSummary], own: dict, config: Config) -> list:
     """Every object of the run in serial order: own ones with positions, the rest as data."""
-    from kueuelint.identify.objects import identify
-    from kueuelint.checks.runner import shape_detector
+    from kueuelint.identify.objects import identify, shape_detector
 
     detector = shape_detector()
     objects = []

@@ -1,4 +1,4 @@
-"""Steps 3–5 glued together: index every object, run the selected rules, apply suppressions."""
+"""Apply the selected rules to a Run (see ``kueuelint.run``), then suppressions and statistics."""
 
 from __future__ import annotations
 
@@ -13,10 +13,12 @@ from kueuelint.checks import suppress
 from kueuelint.checks.api import PYTHON_RULES, RuleContext, Violation
 from kueuelint.checks.registry import RuleDef
 from kueuelint.config import Config, resolve_paths
+from kueuelint.errors import internal_error_message
 from kueuelint.findings import Finding, Location, RunResult, Severity, format_path
-from kueuelint.identify.objects import KObject, identify
+from kueuelint.identify.objects import KObject
 from kueuelint.index.inventory import Inventory
 from kueuelint.load.source import LoadedFile
+from kueuelint.run import Run
 
 RULE_ERROR = "KQ009"
 UNUSED_SUPPRESSION = "KQ010"
@@ -31,7 +33,7 @@ class FileState:
 
 
 class Checker:
-    """Runs one set of rules over one set of loaded files (checked files plus context)."""
+    """Applies one set of rules to the checked files of a Run (its context only informs them)."""
 
     def __init__(self, rules: dict[str, RuleDef], config: Config, *, use_suppressions: bool = True,
                  progress: Callable[[int, int], None] | None = None) -> None:
@@ -53,31 +55,22 @@ class Checker:
 
     # --- the run ------------------------------------------------------------------------
 
-    def run(self, files: list[LoadedFile], context: list[LoadedFile] = ()) -> RunResult:
+    def run(self, run: Run) -> RunResult:
+        """Check the checked files of ``run`` against its inventory."""
         started = time.perf_counter()
-        states = self.identify_files(files)
-        context_objects = [obj for state in self.identify_files(context) for obj in state.objects]
-        inventory = self.build_inventory([o for s in states for o in s.objects] + context_objects)
+        states = [FileState(entry.loaded, entry.objects) for entry in run.files]
+        inventory = run.inventory
+        self.internal_error = self.internal_error or run.internal_error
         self.check_states(states, inventory)
-        return RunResult(sorted(self.findings, key=Finding.sort_key), files=len(files),
+        return RunResult(sorted(self.findings, key=Finding.sort_key), files=len(states),
                          objects=sum(len(s.objects) for s in states),
                          seconds=time.perf_counter() - started,
                          rules={code: rule.meta for code, rule in self.rules.items()},
                          internal_error=self.internal_error, stats=self.stats)
 
-    def build_inventory(self, objects: list[KObject]) -> Inventory:
-        try:
-            return Inventory(objects, require_complete=self.config.require_complete)
-        except Exception as exc:  # cross-object rules lose their targets; per-file ones still run
-            self.note_internal_error(exc, "indexing the objects")
-            return Inventory([], require_complete=self.config.require_complete)
-
     def note_internal_error(self, exc: BaseException, where: str) -> None:
         if self.internal_error is None:
             self.internal_error = internal_error_message(exc, where)
-
-    def identify_files(self, files: list[LoadedFile]) -> list[FileState]:
-        return [self._identify(f) for f in files]
 
     def rule_context(self, inventory: Inventory) -> RuleContext:
         config = self.config
@@ -99,19 +92,6 @@ class Checker:
         for name, count in inventory.cache.get("schema:stats", {}).items():
             self.stats[name] = self.stats.get(name, 0) + count
         return self.findings
-
-    def _identify(self, loaded: LoadedFile) -> FileState:
-        state = FileState(loaded)
-        detector = shape_detector()
-        for doc in loaded.documents:
-            try:
-                obj = identify(doc, self.config.default_namespace, detector)
-            except Exception as exc:
-                self.note_internal_error(exc, f"reading {loaded.source.path}:{doc.line}")
-                continue
-            if obj is not None:
-                state.objects.append(obj)
-        return state
 
     def _check_file(self, state: FileState, ctx: RuleContext) -> None:
         source = state.loaded.source
@@ -326,16 +306,6 @@ def _loaded_data_frozen():
 YOUNG_COLLECTION_EVERY = 20_000   # allocations; Python's default is 700
 
 
-def internal_error_message(exc: BaseException, where: str) -> str:
-    """One line naming the failure, what was being done, and the innermost kueuelint frame."""
-    import traceback
-
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if "kueuelint" in f.filename]
-    at = f" at {frames[-1].filename.rsplit('kueuelint', 1)[-1].lstrip('/')}:{frames[-1].lineno}" \
-        if frames else ""
-    return f"internal error, please report: {type(exc).__name__}: {exc} (while {where}{at})"
-
-
 def _render(template: str, obj: KObject, args: dict) -> str:
     values = {"object": obj.display(), "kind": obj.kind, "name": obj.name,
               "namespace": obj.namespace or "", "apiVersion": obj.api_version, **args}
@@ -355,14 +325,6 @@ def _per_file_ignored(per_file: dict[str, tuple[str, ...]], code: str, path: str
             if any(code.startswith(prefix) for prefix in codes):
                 return True
     return False
-
-
-def shape_detector():
-    try:
-        from kueuelint.identify.shapes import detect_shape
-    except ImportError:
-        return None
-    return detect_shape
 
 
 def ensure_python_rules_loaded(rules: dict[str, RuleDef]) -> None:

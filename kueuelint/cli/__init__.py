@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.close()
         return EXIT_OK
     except (Exception, RecursionError) as exc:  # a bug in kueuelint: one line, never a traceback
-        from kueuelint.checks.runner import internal_error_message
+        from kueuelint.errors import internal_error_message
 
         print(f"kueuelint: {internal_error_message(exc, 'running ' + str(args.command))}", file=sys.stderr)
         return EXIT_ERROR

@@ -136,6 +136,16 @@ def identify(doc: Document, default_namespace: str = DEFAULT_NAMESPACE,
     return KObject(doc, api_version, group, version, kind, str(name), namespace, info)
 
 
+def shape_detector():
+    """The detector of compute-config files without apiVersion/kind, or None when the shapes
+    module is left out; imported on first use so that a run of plain manifests does not pay."""
+    try:
+        from kueuelint.identify.shapes import detect_shape
+    except ImportError:
+        return None
+    return detect_shape
+
+
 def _shape_name(doc: Document) -> str:
     """Compute configs have no metadata: their own ``name``, else the file names them."""
     own = doc.data.get("name")

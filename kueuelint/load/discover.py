@@ -83,7 +83,7 @@ def read_target(target: Target, limits: Limits, *, is_context: bool = False,
     try:
         return _read_and_parse(target, limits, SourceFile(display, is_context=is_context), jobs)
     except Exception as exc:  # a bug of ours: this file is lost, the run and its findings are not
-        from kueuelint.checks.runner import internal_error_message
+        from kueuelint.errors import internal_error_message
 
         message = internal_error_message(exc, f"reading {display}")
         return LoadedFile(SourceFile(display, is_context=is_context),
