@@ -39,14 +39,14 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--cycles must be at least 1")
     if not args.paths and not args.snapshot:
         raise UsageError("nothing to admit; give workload manifests and --snapshot PATH")
-    limits = load_cli_config(args).limits     # a large cluster's snapshot may need max-file-bytes
+    config = load_cli_config(args)
     progress = status_printer(sys.stderr) if _show_progress(args) else None
     from kueuelint import collector
 
     try:
         # Snapshot objects and the simulation's records live until the report is written.
         with collector.paused(freeze=True):
-            result, data = _simulate(args, limits, progress)
+            result, data = _simulate(args, config, progress)
     finally:
         if progress:
             progress(None)
@@ -85,41 +85,36 @@ def _size(path: str) -> int:
         return 0
 
 
-def _simulate(args: argparse.Namespace, limits, progress):
+def _simulate(args: argparse.Namespace, config, progress):
     """(Result, JSON dict), or (None, one-line errors)."""
     from kueuelint.cores import default_jobs
+    from kueuelint.run import open_run
 
     jobs = args.jobs or default_jobs()      # a large snapshot file is read by two processes
-    snapshot, errors = load_objects(args.snapshot, limits, is_context=True, progress=progress, jobs=jobs)
-    incoming, more = load_objects(args.paths, limits, progress=progress)
-    errors += more
+    run = open_run(args.paths, config, extra_context=tuple(args.snapshot), read_jobs=jobs,
+                   on_read=_reading(progress) if progress else None)
+    errors = load_errors(run.context) + load_errors(run.files)
+    if run.internal_error:
+        errors.append(run.internal_error)
     if errors:
         return None, errors
     from kueuelint.admission import InputError, admit
 
     try:
-        return admit(snapshot, incoming, args.cycles, args.jobs, progress)
+        return admit(run.context_objects, run.objects, args.cycles, args.jobs, progress)
     except InputError as exc:
         return None, exc.errors
 
 
-def load_objects(paths: list[str], limits, is_context: bool = False,
-                 progress=None, jobs: int = 1) -> tuple[list, list[str]]:
-    """Objects of ``paths`` in input order, and one-line errors (``file:line:col: message``)."""
-    from kueuelint.identify.objects import identify
-    from kueuelint.checks.runner import shape_detector
-    from kueuelint.load.discover import expand, read_target
+def _reading(progress):
+    def say(target, number: int, total: int) -> None:
+        progress(f"reading {target.path}" + (f" ({number}/{total} files)" if total > 1 else ""))
+    return say
 
-    targets, problems = expand(paths)
-    errors = [f"{p.path}: {p.message}" for p in problems]
-    objects = []
-    for number, target in enumerate(targets, 1):
-        if progress:
-            progress(f"reading {target.path}" + (f" ({number}/{len(targets)} files)" if len(targets) > 1 else ""))
-        loaded = read_target(target, limits, is_context=is_context, jobs=jobs)
-        errors += [f"{p.path}:{p.line}:{p.column}: {p.message}" for p in loaded.problems]
-        for document in loaded.documents:
-            obj = identify(document, shape_detector=shape_detector())
-            if obj is not None:
-                objects.append(obj)
-    return objects, errors
+
+def load_errors(files) -> list[str]:
+    """One line per problem: paths that match nothing first, then ``file:line:col: message``."""
+    problems = [problem for entry in files for problem in entry.loaded.problems]
+    missing = [f"{p.path}: {p.message}" for p in problems if p.kind == "missing-path"]
+    return missing + [f"{p.path}:{p.line}:{p.column}: {p.message}" for p in problems
+                      if p.kind != "missing-path"]
