@@ -134,11 +134,12 @@ def read_entry(target: Target, is_context: bool, file_type: str | None, config: 
     return loaded
 
 
-def assemble(loaded: list[LoadedFile], config: Config) -> Run:
-    """A Run of files already read; each goes to the checked or context side by its source."""
+def assemble(loaded: list[LoadedFile], config: Config, *, all_checked: bool = False) -> Run:
+    """A Run of files already read; each goes to the checked or context side by its source,
+    or all to the checked side (files read from git are marked context, yet ``diff`` compares them)."""
     errors = FirstError()
-    checked = [f for f in loaded if not f.source.is_context]
-    context = [f for f in loaded if f.source.is_context]
+    checked = [f for f in loaded if all_checked or not f.source.is_context]
+    context = [f for f in loaded if not all_checked and f.source.is_context]
     return Run(identify_files(checked, config, errors), identify_files(context, config, errors),
                config, errors)
 

@@ -33,17 +33,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from kueuelint import pipeline
+    from kueuelint.checks.updates import check_update
     from kueuelint.cli.check import write_reports
+    from kueuelint.run import open_run
 
     config = load_cli_config(args)
     outputs = open_outputs(args.format or ["text"], args.output or [])
     started = time.perf_counter()
     rules = pipeline.load_rules(config)
-    old_files, new_paths = _old_side(args, config)
-    old_objects = _objects(old_files, config)
-    new_files = pipeline.load_inputs(new_paths, config).files
-    result = _diff(old_objects, new_files, config, rules, [os.path.abspath(p) for p in args.crd])
-    _add_load_problems(result, old_files + new_files, rules)
+    old, new_paths = _old_side(args, config)
+    result = check_update(old, open_run(new_paths, config), config, rules,
+                          [os.path.abspath(p) for p in args.crd])
     result.seconds = time.perf_counter() - started
     args.no_source, args.statistics, args.quiet = False, False, False
     write_reports(result, outputs, args)
@@ -52,74 +52,19 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_FINDINGS if any(str(f.severity) == "error" for f in result.findings) else EXIT_OK
 
 
-def _old_side(args: argparse.Namespace, config) -> tuple[list, list[str]]:
-    """The files of the old side, and the paths of the new one."""
-    from kueuelint import pipeline
+def _old_side(args: argparse.Namespace, config):
+    """The Run of the old side, and the paths of the new one."""
+    from kueuelint.run import assemble, open_run
 
     if args.baseline is None:
         if len(args.paths) != 2:
             raise UsageError("diff needs OLD and NEW, or --baseline REF and the paths to compare")
-        return pipeline.load_inputs([args.paths[0]], config).files, [args.paths[1]]
+        return open_run([args.paths[0]], config), [args.paths[1]]
     from kueuelint.load.git_revision import GitError, files_at_revision
 
     paths = args.paths or ["."]
     try:
-        return files_at_revision(args.baseline, paths, config.limits, config.exclude), paths
+        files = files_at_revision(args.baseline, paths, config.limits, config.exclude)
+        return assemble(files, config, all_checked=True), paths
     except GitError as exc:
         raise UsageError(f"--baseline {args.baseline}: {exc}") from None
-
-
-def _objects(files, config) -> list:
-    from kueuelint.checks.runner import Checker
-
-    return [obj for state in Checker({}, config).identify_files(files) for obj in state.objects]
-
-
-def _add_load_problems(result, files, rules) -> None:
-    """A file of OLD or NEW that cannot be read is a finding here too, as in ``check``."""
-    from kueuelint.findings import Finding, Location
-
-    by_kind = {kind: rule for rule in rules.values() for kind in rule.problem_kinds}
-    for loaded in files:
-        for problem in loaded.problems:
-            rule = by_kind.get(problem.kind)
-            if problem.kind == "internal-error":
-                result.internal_error = result.internal_error or problem.message
-            elif rule is not None:
-                result.findings.append(Finding(
-                    rule.meta.code, rule.meta.name, rule.meta.severity, problem.message,
-                    Location(problem.path, problem.line, problem.column),
-                    source_line=loaded.source.line_text(problem.line)))
-    result.findings.sort(key=Finding.sort_key)
-
-
-def _diff(old_objects, new_files, config, rules, crd_paths):
-    from kueuelint.checks.runner import Checker
-    from kueuelint.findings import Finding, RunResult, Severity, format_path
-    from kueuelint.index.inventory import Inventory
-    from kueuelint.schema.sources import crd_index
-    from kueuelint.schema.transition import pair, transition_issues
-
-    states = Checker(rules, config).identify_files(new_files)
-    new_objects = [obj for state in states for obj in state.objects]
-    index = crd_index(Inventory(old_objects + new_objects), crd_paths)
-    engine = None if config.cel_engine == "auto" else config.cel_engine
-    findings, failure = [], None
-    for old, new in pair(old_objects, new_objects):
-        try:
-            issues = transition_issues(new.group, new.version, new.kind, old.data, new.data, index, engine)
-        except Exception as exc:  # a bug of ours: say so, keep the other objects' findings
-            from kueuelint.checks.runner import internal_error_message
-
-            failure = failure or internal_error_message(exc, f"comparing {new.display()}")
-            continue
-        for issue in issues:
-            rule = rules.get(issue.code)
-            location = new.locate(issue.path, at_value=issue.at_value)
-            message = f"{new.display()}: {issue.message}" + (f" [{issue.judge}]" if issue.judge else "")
-            findings.append(Finding(issue.code, rule.meta.name if rule else "update-rejected",
-                                    rule.meta.severity if rule else Severity.ERROR, message, location,
-                                    new.ref(), format_path(issue.path),
-                                    new.doc.source.line_text(location.line)))
-    return RunResult(sorted(findings, key=Finding.sort_key), files=len(new_files), objects=len(new_objects),
-                     rules={code: rule.meta for code, rule in rules.items()}, internal_error=failure)
