@@ -7,10 +7,10 @@ Run at the same front door and hand it to the simulator or the transition checks
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Callable
 
-from kueuelint.config import Config, resolve_paths
+from kueuelint.checks.registry import load_rules  # noqa: F401 - the commands' way to the rules
+from kueuelint.config import Config
 from kueuelint.findings import Finding, RunResult
 from kueuelint.run import Run, assemble, open_run, plan, read_entries
 
@@ -19,13 +19,6 @@ def load_inputs(paths: list[str], config: Config, *, extra_context: tuple[str, .
                 stdin_name: str = "<stdin>", forced_type: str | None = None) -> Run:
     return open_run(paths, config, extra_context=extra_context, stdin_name=stdin_name,
                     forced_type=forced_type)
-
-
-def load_rules(config: Config):
-    from kueuelint.checks.registry import builtin_rules_dir, load_rule_dirs
-
-    dirs = [builtin_rules_dir()] + [Path(p) for p in resolve_paths(config, config.rule_dirs)]
-    return load_rule_dirs(dirs)
 
 
 def check(run: Run, config: Config, rules=None, *, use_suppressions: bool = True,

@@ -72,7 +72,9 @@ def fixture_config(text: str, folder: Path) -> Config:
 
 
 def run_fixture(rule: RuleDef, path: Path, rules: dict[str, RuleDef]) -> FixtureResult:
-    from kueuelint import pipeline
+    from kueuelint.checks.registry import load_rules
+    from kueuelint.checks.runner import Checker
+    from kueuelint.run import open_run
 
     text = path.read_bytes().decode("utf-8", errors="replace")  # encoding fixtures are not UTF-8
     expected = expected_findings(text)
@@ -84,9 +86,8 @@ def run_fixture(rule: RuleDef, path: Path, rules: dict[str, RuleDef]) -> Fixture
         return FixtureResult(rule.meta.code, path, expected, set(),
                              error=f"a fail fixture must expect {rule.meta.code} somewhere")
     if config.rule_dirs:
-        rules = {**rules, **pipeline.load_rules(config)}
-    inputs = pipeline.load_inputs([str(path)], config)
-    result = pipeline.check(inputs, config, rules)
+        rules = {**rules, **load_rules(config)}
+    result = Checker(rules, config).run(open_run([str(path)], config))
     relevant = {code for code, _ in expected} | {rule.meta.code}
     actual = {(f.code, f.location.line) for f in result.findings if f.code in relevant}
     messages = {(f.code, f.location.line): f.message for f in result.findings}

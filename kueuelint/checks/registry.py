@@ -96,6 +96,13 @@ def builtin_rules_dir() -> Path:
     return installed if installed.is_dir() else package_dir.parent / "rules"
 
 
+def load_rules(config) -> dict[str, RuleDef]:
+    """The built-in rules and those of the configuration's ``rule-dirs``."""
+    from kueuelint.config import resolve_paths
+
+    return load_rule_dirs([builtin_rules_dir()] + [Path(p) for p in resolve_paths(config, config.rule_dirs)])
+
+
 def load_rule_dirs(dirs: list[Path]) -> dict[str, RuleDef]:
     from kueuelint.checks.rule_index import rule_file_data
 

@@ -74,19 +74,6 @@ class KObject:
     def locate(self, path: tuple | list = (), *, at_value: bool = False) -> Location:
         return self.doc.locate(path, at_value=at_value)
 
-    def typed(self):
-        """The object as its pydantic model (Kueue kinds and the Configuration), or None when
-        there is no model or the object does not validate.  Imports pydantic on first use."""
-        if "typed" not in self.cache:
-            from kueuelint.models import model_for
-
-            model = model_for(self.group, self.version, self.kind)
-            try:
-                self.cache["typed"] = model.model_validate(self.data) if model else None
-            except Exception:  # pydantic.ValidationError: the schema rules report the details
-                self.cache["typed"] = None
-        return self.cache["typed"]
-
     def ref(self) -> ObjectRef:
         return ObjectRef(self.api_version, self.kind, self.namespace, self.name)
 
