@@ -165,14 +165,15 @@ def test_unreadable_file(tmp_path):
 
 def test_kueue_objects_have_typed_views():
     from kueuelint.identify.objects import identify
+    from kueuelint.models import typed_view
 
     text = ("apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata:\n  name: cq\n"
             "spec:\n  cohortName: research\n---\napiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\n"
             "metadata:\n  name: bad\nspec:\n  cohort: research\n---\napiVersion: batch/v1\nkind: Job\n")
     good, bad, job = (identify(doc) for doc in parse(text).documents)
-    assert good.typed().spec.cohort_name == "research"
-    assert bad.typed() is None  # does not validate: the schema rule says why
-    assert job.typed() is None  # no model for batch/v1
+    assert typed_view(good).spec.cohort_name == "research"
+    assert typed_view(bad) is None  # does not validate: the schema rule says why
+    assert typed_view(job) is None  # no model for batch/v1
 
 
 def test_a_file_that_grew_after_stat_is_still_read_up_to_the_limit(tmp_path):

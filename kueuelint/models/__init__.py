@@ -13,3 +13,15 @@ def model_for(group: str, version: str, kind: str):
     from kueuelint.models.registry import model_for as build
 
     return build(group, version, kind)
+
+
+def typed_view(obj):
+    """``obj`` (an identified object) as its model, or None when there is no model or the object
+    does not validate (the schema rules report why).  Kept on the object: validation is costly."""
+    if "typed" not in obj.cache:
+        model = model_for(obj.group, obj.version, obj.kind)
+        try:
+            obj.cache["typed"] = model.model_validate(obj.data) if model else None
+        except Exception:  # pydantic.ValidationError
+            obj.cache["typed"] = None
+    return obj.cache["typed"]
