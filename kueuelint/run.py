@@ -16,7 +16,7 @@ from typing import Callable
 
 from kueuelint.config import Config, resolve_paths
 from kueuelint.errors import internal_error_message
-from kueuelint.load.discover import Target, expand, read_target
+from kueuelint.load.discover import MISSING_PATH, Target, expand, read_target
 from kueuelint.load.source import LoadedFile, LoadProblem, SourceFile
 
 Entry = tuple[Target, bool, "str | None"]   # (file, is_context, forced file type)
@@ -79,6 +79,11 @@ class Run:
             self._inventory = build_inventory(self.objects + self.context_objects, self.config,
                                               self.errors)
         return self._inventory
+
+    def problem_lines(self) -> list[str]:
+        """Every problem met reading the run, one line each, context (a snapshot) first; within
+        a side, paths that match nothing before ``file:line:col: message``."""
+        return _problem_lines(self.context) + _problem_lines(self.files)
 
     def index_all(self, objects: list) -> None:
         """Index ``objects`` instead: a parallel worker reads only its shard of the files but
@@ -179,6 +184,13 @@ def configured_type(path: str, config: Config) -> str | None:
         if fnmatch.fnmatch(path, pattern) or fnmatch.fnmatch(Path(path).name, pattern):
             return None if file_type == "manifest" else file_type
     return None
+
+
+def _problem_lines(files: list[FileObjects]) -> list[str]:
+    problems = [problem for entry in files for problem in entry.loaded.problems]
+    missing = [f"{p.path}: {p.message}" for p in problems if p.kind == MISSING_PATH]
+    return missing + [f"{p.path}:{p.line}:{p.column}: {p.message}" for p in problems
+                      if p.kind != MISSING_PATH]
 
 
 def _problem_file(problem: LoadProblem, is_context: bool) -> LoadedFile:

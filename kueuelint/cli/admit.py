@@ -93,7 +93,7 @@ def _simulate(args: argparse.Namespace, config, progress):
     jobs = args.jobs or default_jobs()      # a large snapshot file is read by two processes
     run = open_run(args.paths, config, extra_context=tuple(args.snapshot), read_jobs=jobs,
                    on_read=_reading(progress) if progress else None)
-    errors = load_errors(run.context) + load_errors(run.files)
+    errors = run.problem_lines()
     if run.internal_error:
         errors.append(run.internal_error)
     if errors:
@@ -110,11 +110,3 @@ def _reading(progress):
     def say(target, number: int, total: int) -> None:
         progress(f"reading {target.path}" + (f" ({number}/{total} files)" if total > 1 else ""))
     return say
-
-
-def load_errors(files) -> list[str]:
-    """One line per problem: paths that match nothing first, then ``file:line:col: message``."""
-    problems = [problem for entry in files for problem in entry.loaded.problems]
-    missing = [f"{p.path}: {p.message}" for p in problems if p.kind == "missing-path"]
-    return missing + [f"{p.path}:{p.line}:{p.column}: {p.message}" for p in problems
-                      if p.kind != "missing-path"]

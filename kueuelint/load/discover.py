@@ -15,6 +15,7 @@ from kueuelint.load.source import LoadedFile, LoadProblem, SourceFile, decode, p
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 STDIN = "-"
 INTERNAL_ERROR = "internal-error"   # problem kind: reported as the run's internal error, not a finding
+MISSING_PATH = "missing-path"       # problem kind: a path or pattern that matches no file
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ def expand(paths: list[str], exclude: tuple[str, ...] = ()) -> tuple[list[Target
         elif glob.has_magic(raw):
             matches = sorted(glob.glob(raw, recursive=True))
             if not matches:
-                problems.append(LoadProblem("missing-path", f"pattern {raw!r} matches no file", raw))
+                problems.append(LoadProblem(MISSING_PATH, f"pattern {raw!r} matches no file", raw))
             for match in matches:
                 if os.path.isdir(match):
                     for path in _walk(match):
@@ -54,7 +55,7 @@ def expand(paths: list[str], exclude: tuple[str, ...] = ()) -> tuple[list[Target
                 else:
                     add(match, True)
         else:
-            problems.append(LoadProblem("missing-path", "no such file or directory", raw))
+            problems.append(LoadProblem(MISSING_PATH, "no such file or directory", raw))
     return targets, problems
 
 
