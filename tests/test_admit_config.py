@@ -7,29 +7,12 @@ import contextlib
 import io
 import json
 import textwrap
+from pathlib import Path
 
 from kueuelint.cli import EXIT_ERROR, EXIT_OK, main
 
-QUEUES = """\
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ResourceFlavor
-metadata: {name: default}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: ClusterQueue
-metadata: {name: cq}
-spec:
-  namespaceSelector: {}
-  resourceGroups:
-  - coveredResources: [cpu, memory]
-    flavors:
-    - {name: default, resources: [{name: cpu, nominalQuota: 4}, {name: memory, nominalQuota: 8Gi}]}
----
-apiVersion: kueue.x-k8s.io/v1beta2
-kind: LocalQueue
-metadata: {name: lq, namespace: NAMESPACE}
-spec: {clusterQueue: cq}
-"""
+# One ClusterQueue "cq" with 4 cpu and LocalQueue "lq" in namespace "ns" (the scenarios' setup).
+QUEUES = (Path(__file__).parent.parent / "fixtures" / "admission" / "_setups" / "single.yaml").read_text()
 
 JOB_WITHOUT_NAMESPACE = """\
 apiVersion: batch/v1
@@ -56,7 +39,7 @@ def _results(data: dict) -> dict:
 
 def _setup(tmp_path, namespace: str = "default"):
     (tmp_path / "queues").mkdir()
-    (tmp_path / "queues" / "queues.yaml").write_text(QUEUES.replace("NAMESPACE", namespace))
+    (tmp_path / "queues" / "queues.yaml").write_text(QUEUES.replace("namespace: ns}", f"namespace: {namespace}}}"))
     job = tmp_path / "job.yaml"
     job.write_text(JOB_WITHOUT_NAMESPACE)
     return str(tmp_path / "queues"), str(job)
