@@ -16,6 +16,7 @@ from typing import Callable
 
 from kueuelint.config import Config, resolve_paths
 from kueuelint.errors import internal_error_message
+from kueuelint.identify.objects import identify, shape_detector
 from kueuelint.load.discover import MISSING_PATH, Target, expand, read_target
 from kueuelint.load.source import LoadedFile, LoadProblem, SourceFile
 
@@ -154,8 +155,6 @@ def identify_files(files: list[LoadedFile], config: Config, errors: FirstError) 
 
 
 def identify_file(loaded: LoadedFile, config: Config, errors: FirstError) -> FileObjects:
-    from kueuelint.identify.objects import identify, shape_detector
-
     entry = FileObjects(loaded)
     detector = shape_detector()
     for doc in loaded.documents:

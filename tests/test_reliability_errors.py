@@ -19,13 +19,13 @@ CM = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  count
 # Runs the command with identify() broken for one file: a stand-in for any bug of kueuelint's own.
 INJECT = textwrap.dedent("""
     import sys
-    from kueuelint.checks import runner
-    real = runner.identify
+    from kueuelint import run as front_door
+    real = front_door.identify
     def broken(doc, *args, **kwargs):
         if "boom" in doc.source.path:
             raise ZeroDivisionError("injected failure")
         return real(doc, *args, **kwargs)
-    runner.identify = broken
+    front_door.identify = broken
     from kueuelint.cli import main
     sys.exit(main(sys.argv[1:]))
 """)
@@ -131,13 +131,13 @@ def test_broken_pipe_is_not_a_traceback():
 # A worker process that dies (killed for memory, a crash in C code) instead of raising.
 KILL_WORKER = textwrap.dedent("""
     import os, sys
-    from kueuelint.checks import runner
-    parent, real = os.getpid(), runner.identify
+    from kueuelint import run as front_door
+    parent, real = os.getpid(), front_door.identify
     def dying(doc, *args, **kwargs):
         if "boom" in doc.source.path and os.getpid() != parent:
             os._exit(9)
         return real(doc, *args, **kwargs)
-    runner.identify = dying
+    front_door.identify = dying
     from kueuelint.cli import main
     sys.exit(main(sys.argv[1:]))
 """)

@@ -44,17 +44,17 @@ def test_unmatched_paths_stay_on_their_side(tmp_path):
 
 
 def test_an_error_while_identifying_is_kept_and_the_run_goes_on(tmp_path, monkeypatch):
-    import kueuelint.identify.objects as objects
+    import kueuelint.run as front_door
 
     (tmp_path / "a.yaml").write_text(QUEUE + "---\n" + FLAVOR)
-    real = objects.identify
+    real = front_door.identify
 
     def flaky(doc, *args):
         if doc.index == 0:
             raise RuntimeError("boom")
         return real(doc, *args)
 
-    monkeypatch.setattr(objects, "identify", flaky)
+    monkeypatch.setattr(front_door, "identify", flaky)
     run = open_run([str(tmp_path / "a.yaml")], Config())
     assert [o.kind for o in run.objects] == ["ResourceFlavor"]
     assert run.internal_error.startswith("internal error, please report: RuntimeError: boom")
