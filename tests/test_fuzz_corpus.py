@@ -22,7 +22,7 @@ CASES = int(os.environ.get("KUEUELINT_FUZZ_CASES", "3000"))
 SEED = 20261122
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not checked out next to the repo")
+@pytest.mark.slow
 def test_fixed_seed_mutation_fuzz_finds_nothing():
     summary = fuzz.fuzz(CASES, SEED, CORPUS, max_seconds=110)
     described = [f"case {f.case} ({f.source}; {', '.join(f.mutations)}): {f.problem}" for f in summary.failures]
@@ -31,7 +31,6 @@ def test_fixed_seed_mutation_fuzz_finds_nothing():
     assert summary.findings > summary.cases // 2     # the mutations really do break things
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="the shared corpus is not checked out next to the repo")
 def test_the_same_seed_makes_the_same_cases():
     corpus = fuzz.corpus_files(CORPUS)
     first = [fuzz.mutate(random.Random(5), corpus[n][1], corpus) for n in range(20)]
