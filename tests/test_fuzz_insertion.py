@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import os
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -91,6 +92,7 @@ def _fields_of(data) -> list[tuple]:
     return FIELDS.get(kind, []) + (WORKLOAD_FIELDS if kind in WORKLOAD_KINDS else [])
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_junk_where_a_field_may_be_stops_neither_admit_nor_a_rule(data, tmp_path_factory):
