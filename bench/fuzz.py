@@ -6,8 +6,8 @@ mutations (byte flips, truncation, duplicated or shuffled documents, swapped val
 values at their limits, splices of other files, hostile YAML), writes it next to an intact
 corpus file and runs ``kueuelint.pipeline.run_check`` on both.  A case fails when an
 exception escapes, the run reports an internal error, a finding points outside the files of
-the run (or a span that ends past the file or before it starts), a reporter raises, or the
-case takes longer than 20 s.  Failing inputs
+the run (or at a column past the end of its line, or with a span that ends past the file or
+before it starts), a reporter raises, or the case takes longer than 20 s.  Failing inputs
 are saved (``--save DIR``) so they can become regression fixtures.
 
     python bench/fuzz.py --cases 3000 --seed 1        # what CI runs (tests/test_fuzz_corpus.py)
@@ -170,37 +170,51 @@ def _on_alarm(signum, frame):
     raise CaseTimeout()
 
 
-def line_count(data: bytes) -> int:
-    """Lines as a finding may name them: YAML's line breaks (CR, LF, CRLF, NEL, LS, PS) in the
-    decoded text; in raw lines (LF) for files that cannot be decoded."""
+def file_lines(data: bytes) -> list[str] | None:
+    """The lines a finding may name: split at YAML's line breaks (CR, LF, CRLF, NEL, LS, PS) in
+    the decoded text; None for a file that cannot be decoded."""
     from kueuelint.load.limits import Limits
-    from kueuelint.load.source import decode, line_count as yaml_lines
+    from kueuelint.load.source import decode, split_lines
 
     text, problem = decode(data, "case", Limits())
-    return data.count(b"\n") + 1 if problem is not None or text is None else yaml_lines(text)
+    return None if problem is not None or text is None else split_lines(text) or [""]
+
+
+def line_count(data: bytes) -> int:
+    """Lines of the decoded text; raw lines (LF) for a file that cannot be decoded."""
+    lines = file_lines(data)
+    return data.count(b"\n") + 1 if lines is None else len(lines)
 
 
 def location_problems(result, files: dict[str, bytes]) -> list[str]:
-    """Every finding must point into a file of the run, at a line that file has, and a span
-    must end there too, not before it starts (SARIF regions and editors need both)."""
-    from kueuelint.report.common import end_of
-
+    """Every finding must point into a file of the run, at a line and column that file has, and
+    its span must end there too, not before it starts (SARIF regions and editors need both)."""
     wrong = []
     for finding in result.findings:
         loc = finding.location
         if loc.path not in files:
             wrong.append(f"{finding.code} points at {loc.path!r}, not a file of the run")
-            continue
-        lines = line_count(files[loc.path])
-        end_line, end_column = end_of(loc)
-        if not 1 <= loc.line <= lines or loc.column < 1:
-            wrong.append(f"{finding.code} at {loc.path}:{loc.line}:{loc.column} is outside the file ({lines} lines)")
-        elif end_line is not None and not loc.line <= end_line <= lines:
-            wrong.append(f"{finding.code} at {loc.path}:{loc.line}:{loc.column} ends on line {end_line} "
-                         f"({lines} lines)")
-        elif end_line == loc.line and end_column is not None and end_column < loc.column:
-            wrong.append(f"{finding.code} at {loc.path}:{loc.line}:{loc.column} ends at column {end_column}")
+        elif problem := _span_problem(loc, files[loc.path]):
+            wrong.append(f"{finding.code} at {loc.path}:{loc.line}:{loc.column} {problem}")
     return wrong
+
+
+def _span_problem(loc, data: bytes) -> str | None:
+    from kueuelint.report.common import end_of
+
+    lines = file_lines(data)
+    count = line_count(data) if lines is None else len(lines)
+    end_line, end_column = end_of(loc)
+    if not 1 <= loc.line <= count or loc.column < 1:
+        return f"is outside the file ({count} lines)"
+    if end_line is not None and not loc.line <= end_line <= count:
+        return f"ends on line {end_line} ({count} lines)"
+    if end_line == loc.line and end_column is not None and end_column < loc.column:
+        return f"ends at column {end_column}"
+    for line, column in ((loc.line, loc.column), (end_line, end_column)):
+        if lines is not None and line is not None and column is not None and column > len(lines[line - 1]) + 1:
+            return f"has column {column} past the end of line {line} ({len(lines[line - 1])} characters)"
+    return None
 
 
 ALL_FORMATS = ("text", "json", "sarif", "junit", "github")

@@ -58,3 +58,6 @@ def test_the_fuzzer_notices_a_wrong_location(tmp_path):
     assert fuzz.location_problems(RunResult([past_the_end]), {path: b"a\nb\nc\n"}) != []
     backwards = Finding("KQ901", "x", Severity.ERROR, "m", Location(path, 2, 5, 2, 3))
     assert fuzz.location_problems(RunResult([backwards]), {path: b"a\nb: 12345\nc\n"}) != []
+    past_the_line = Finding("KQ901", "x", Severity.ERROR, "m", Location(path, 1, 2, 1, 9))
+    assert fuzz.location_problems(RunResult([past_the_line]), {path: b"a: 1\n"}) != []
+    assert fuzz.location_problems(RunResult([past_the_line]), {path: b"a: 12345\n"}) == []
