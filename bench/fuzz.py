@@ -1,11 +1,13 @@
 """Mutation fuzzer: real manifests, damaged, through the whole pipeline in this process.
 
-Each case takes a file of the corpus (``../shared/corpus`` by default), applies one to three
+Each case takes a file of the corpora (``tests/data/corpus`` and the real-repository corpus
+``tests/data/realrepos`` by default; ``--corpus`` names others), applies one to three
 mutations (byte flips, truncation, duplicated or shuffled documents, swapped value types,
 values at their limits, splices of other files, hostile YAML), writes it next to an intact
 corpus file and runs ``kueuelint.pipeline.run_check`` on both.  A case fails when an
 exception escapes, the run reports an internal error, a finding points outside the files of
-the run, a reporter raises, or the case takes longer than ``--case-seconds``.  Failing inputs
+the run (or at a column past the end of its line, or with a span that ends past the file or
+before it starts), a reporter raises, or the case takes longer than 20 s.  Failing inputs
 are saved (``--save DIR``) so they can become regression fixtures.
 
     python bench/fuzz.py --cases 3000 --seed 1        # what CI runs (tests/test_fuzz_corpus.py)
@@ -29,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_CORPUS = HERE.parent.parent / "shared" / "corpus"
+DEFAULT_CORPORA = (HERE.parent / "tests" / "data" / "corpus", HERE.parent / "tests" / "data" / "realrepos")
 SUFFIXES = (".yaml", ".yml", ".json")
 
 # Values a field might hold at or past its limits, and the shapes a type swap may take.
@@ -73,9 +75,13 @@ class Summary:
     failures: list[Failure] = field(default_factory=list)
 
 
-def corpus_files(root: Path) -> list[tuple[str, bytes]]:
-    files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in SUFFIXES)
-    return [(str(p.relative_to(root)), p.read_bytes()) for p in files]
+def corpus_files(*roots: Path) -> list[tuple[str, bytes]]:
+    """(name, bytes) of every manifest under ``roots``, named ``<root's name>/<path in it>``."""
+    found = []
+    for root in roots:
+        files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in SUFFIXES)
+        found += [(f"{root.name}/{p.relative_to(root)}", p.read_bytes()) for p in files]
+    return found
 
 
 # --- mutations ------------------------------------------------------------------------
@@ -164,27 +170,51 @@ def _on_alarm(signum, frame):
     raise CaseTimeout()
 
 
-def line_count(data: bytes) -> int:
-    """Lines as a finding may name them: YAML's line breaks (CR, LF, CRLF, NEL, LS, PS) in the
-    decoded text; in raw lines (LF) for files that cannot be decoded."""
+def file_lines(data: bytes) -> list[str] | None:
+    """The lines a finding may name: split at YAML's line breaks (CR, LF, CRLF, NEL, LS, PS) in
+    the decoded text; None for a file that cannot be decoded."""
     from kueuelint.load.limits import Limits
-    from kueuelint.load.source import decode, line_count as yaml_lines
+    from kueuelint.load.source import decode, split_lines
 
     text, problem = decode(data, "case", Limits())
-    return data.count(b"\n") + 1 if problem is not None or text is None else yaml_lines(text)
+    return None if problem is not None or text is None else split_lines(text) or [""]
+
+
+def line_count(data: bytes) -> int:
+    """Lines of the decoded text; raw lines (LF) for a file that cannot be decoded."""
+    lines = file_lines(data)
+    return data.count(b"\n") + 1 if lines is None else len(lines)
 
 
 def location_problems(result, files: dict[str, bytes]) -> list[str]:
-    """Every finding must point into a file of the run, at a line that file has."""
+    """Every finding must point into a file of the run, at a line and column that file has, and
+    its span must end there too, not before it starts (SARIF regions and editors need both)."""
     wrong = []
     for finding in result.findings:
         loc = finding.location
         if loc.path not in files:
             wrong.append(f"{finding.code} points at {loc.path!r}, not a file of the run")
-        elif not 1 <= loc.line <= line_count(files[loc.path]) or loc.column < 1:
-            wrong.append(f"{finding.code} at {loc.path}:{loc.line}:{loc.column} is outside the file "
-                         f"({line_count(files[loc.path])} lines)")
+        elif problem := _span_problem(loc, files[loc.path]):
+            wrong.append(f"{finding.code} at {loc.path}:{loc.line}:{loc.column} {problem}")
     return wrong
+
+
+def _span_problem(loc, data: bytes) -> str | None:
+    from kueuelint.report.common import end_of
+
+    lines = file_lines(data)
+    count = line_count(data) if lines is None else len(lines)
+    end_line, end_column = end_of(loc)
+    if not 1 <= loc.line <= count or loc.column < 1:
+        return f"is outside the file ({count} lines)"
+    if end_line is not None and not loc.line <= end_line <= count:
+        return f"ends on line {end_line} ({count} lines)"
+    if end_line == loc.line and end_column is not None and end_column < loc.column:
+        return f"ends at column {end_column}"
+    for line, column in ((loc.line, loc.column), (end_line, end_column)):
+        if lines is not None and line is not None and column is not None and column > len(lines[line - 1]) + 1:
+            return f"has column {column} past the end of line {line} ({len(lines[line - 1])} characters)"
+    return None
 
 
 ALL_FORMATS = ("text", "json", "sarif", "junit", "github")
@@ -262,12 +292,12 @@ class Fuzzer:
             signal.signal(signal.SIGALRM, previous)
 
 
-def fuzz(cases: int, seed: int, corpus_root: Path = DEFAULT_CORPUS, *, max_seconds: float | None = None,
-         progress=None, report=None) -> Summary:
+def fuzz(cases: int, seed: int, corpus_roots: tuple[Path, ...] = DEFAULT_CORPORA, *,
+         max_seconds: float | None = None, progress=None, report=None) -> Summary:
     """Run ``cases`` cases (fewer if ``max_seconds`` runs out); the same seed gives the same cases."""
-    corpus = corpus_files(corpus_root)
+    corpus = corpus_files(*corpus_roots)
     if not corpus:
-        raise SystemExit(f"no corpus files under {corpus_root}")
+        raise SystemExit(f"no corpus files under {', '.join(map(str, corpus_roots))}")
     summary, started = Summary(), time.monotonic()
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory(prefix="kueuelint-fuzz-") as workdir:
@@ -299,7 +329,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--corpus", type=Path, action="append",
+                        help="a folder of manifests to mutate (repeatable; default: the test corpora)")
     parser.add_argument("--max-seconds", type=float, default=None, help="stop early after this long")
     parser.add_argument("--save", type=Path, default=None, help="write failing inputs to this folder")
     args = parser.parse_args(argv)
@@ -314,8 +345,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.save:
             print(f"saved {save_failures([failure], args.save)[0]}", flush=True)
 
-    summary = fuzz(args.cases, args.seed, args.corpus, max_seconds=args.max_seconds, progress=progress,
-                   report=report)
+    summary = fuzz(args.cases, args.seed, tuple(args.corpus or DEFAULT_CORPORA), max_seconds=args.max_seconds,
+                   progress=progress, report=report)
     print(f"{summary.cases} cases in {summary.seconds:.1f} s, {summary.findings} findings, "
           f"{len(summary.failures)} failures")
     return 1 if summary.failures else 0

@@ -1,6 +1,6 @@
 """Write a realistic, deterministic GitOps tree of Kueue manifests for benchmarking.
 
-Workloads are templated at run time from the real manifests in ``shared/corpus`` (test
+Workloads are templated at run time from the real manifests in ``tests/data/corpus`` (test
 data), so their shapes and sizes follow what people actually write; queue infrastructure
 (ResourceFlavors, ClusterQueues in cohorts, a Namespace and LocalQueues per team) follows
 the corpus's queue setups. A few percent of the objects carry a real mistake, and the
@@ -27,8 +27,8 @@ from pathlib import Path
 import yaml
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_CORPUS = HERE.parent.parent / "shared" / "corpus"
-DEFAULT_CRDS = HERE.parent.parent / "shared" / "kueue-crds"
+DEFAULT_CORPUS = HERE.parent / "tests" / "data" / "corpus"
+DEFAULT_CRDS = HERE.parent / "tests" / "data" / "kueue-crds"
 KUEUE = "kueue.x-k8s.io/v1beta2"
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 MARKER = ".kueuelint-bench-tree"   # only a folder holding this file is ever wiped

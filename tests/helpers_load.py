@@ -11,11 +11,7 @@ from kueuelint.index.inventory import Inventory
 from kueuelint.load.discover import Target, read_target
 from kueuelint.load.limits import Limits
 
-# Same lookup as conftest.py: shared/ sits next to the checkout unless told otherwise.
-_SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
-if not _SHARED.is_dir():
-    _SHARED = Path(os.environ.get("KUEUELINT_SHARED", _SHARED))
-CORPUS = str(_SHARED / "corpus")
+CORPUS = str(Path(__file__).resolve().parent / "data" / "corpus")
 
 
 def corpus_path(relative: str) -> str:

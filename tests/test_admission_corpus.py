@@ -12,13 +12,10 @@ import os
 import pytest
 import yaml
 
+from conftest import CORPUS
 from kueuelint.cli import main
 
-EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "shared", "corpus", "kueue", "site",
-                        "static", "examples")
-if not os.path.isdir(EXAMPLES):
-    EXAMPLES = "/work/shared/corpus/kueue/site/static/examples"
-pytestmark = pytest.mark.skipif(not os.path.isdir(EXAMPLES), reason="Kueue corpus not available")
+EXAMPLES = str(CORPUS / "kueue" / "site" / "static" / "examples")
 SINGLE = os.path.join(EXAMPLES, "admin", "single-clusterqueue-setup.yaml")
 RESULTS = {"admitted", "preempting", "pending", "inadmissible"}
 

@@ -1,7 +1,6 @@
 """Every x-kubernetes-validations rule in Kueue's CRDs compiles and evaluates on every engine.
 
-The CRDs live in shared/kueue-crds beside the repository, or where KUEUELINT_SHARED points
-(test data, not shipped); the tests skip when it is absent.
+The CRDs are test data in tests/data/kueue-crds (not shipped with the package).
 """
 
 from __future__ import annotations
@@ -12,16 +11,14 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import SHARED
+from conftest import CORPUS, KUEUE_CRDS
 
 from kueuelint.cel import CelCompileError, CelEvalError, available_engines, get_engine
 
-CRD_DIR = SHARED / "kueue-crds"
-CORPUS_DIR = SHARED / "corpus" / "kueue"
+CRD_DIR = KUEUE_CRDS
+CORPUS_DIR = CORPUS / "kueue"
 VARIABLES = ("self", "oldSelf")
 ENGINES = available_engines()
-
-pytestmark = pytest.mark.skipif(not CRD_DIR.is_dir(), reason="shared/kueue-crds not found")
 
 
 def _load_all(path: Path) -> list:
@@ -54,7 +51,7 @@ def crd_rules() -> tuple[tuple[str, str, tuple, str], ...]:
 
 
 def unique_rules() -> list[str]:
-    return sorted({rule for *_, rule in crd_rules()}) if CRD_DIR.is_dir() else []
+    return sorted({rule for *_, rule in crd_rules()})
 
 
 @pytest.fixture(scope="module", params=ENGINES)
@@ -150,7 +147,7 @@ def corpus_evaluations() -> tuple[tuple[str, object], ...]:
     return tuple(found)
 
 
-@pytest.mark.skipif(len(ENGINES) < 2 or not CORPUS_DIR.is_dir(), reason="needs two engines and the corpus")
+@pytest.mark.skipif(len(ENGINES) < 2, reason="needs two engines")
 def test_engines_agree_on_corpus():
     evaluations = corpus_evaluations()
     assert len(evaluations) >= 50

@@ -6,13 +6,13 @@ import sys
 import pytest
 import yaml
 
+from conftest import CORPUS
 from kueuelint.models.anyscale import validate_compute_config
 from kueuelint.models.skypilot import validate_sky_config, validate_sky_task
 
-ANYSCALE_CORPUS = sorted(glob.glob("/work/shared/corpus/anyscale-templates/**/*.yaml", recursive=True)
-                         + glob.glob("/work/shared/corpus/anyscale-templates/.claude/**/*.yaml",
-                                     recursive=True))
-SKY_TASKS = sorted(glob.glob("/work/shared/corpus/skypilot/examples/kueue/sky-*.yaml"))
+ANYSCALE_CORPUS = sorted(glob.glob(f"{CORPUS}/anyscale-templates/**/*.yaml", recursive=True)
+                         + glob.glob(f"{CORPUS}/anyscale-templates/.claude/**/*.yaml", recursive=True))
+SKY_TASKS = sorted(glob.glob(f"{CORPUS}/skypilot/examples/kueue/sky-*.yaml"))
 
 
 @pytest.mark.parametrize("path", ANYSCALE_CORPUS)

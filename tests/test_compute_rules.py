@@ -2,15 +2,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
+from conftest import CORPUS
 from test_compute_support import inventory_of, load
 from kueuelint.checks.api import RuleContext
 from kueuelint.checks.builtin import compute_configs as anyscale_rules
 from kueuelint.checks.builtin import compute_skypilot as sky_rules
 from kueuelint.config import Config, from_mapping
 
-CORPUS = Path("/work/shared/corpus")
 COMPUTE_CORPUS = [CORPUS / "anyscale-templates", CORPUS / "skypilot",
                   CORPUS / "anyscale-templates/.claude/skills/template/schemas/compute-config-schema.yaml"]
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "compute"
@@ -28,7 +26,6 @@ def check_paths(paths, config: Config | None = None):
     return pipeline.check(pipeline.load_inputs([str(p) for p in paths], config), config)
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not available")
 def test_corpus_has_no_compute_findings():
     result = check_paths(COMPUTE_CORPUS, from_mapping({"rules": {
         code: {"assume-kueue": True} for code in ("KQ802", "KQ806")}}))

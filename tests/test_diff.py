@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import SHARED
+from conftest import KUEUE_CRDS
 
 OLD = """apiVersion: kueue.x-k8s.io/v1beta2
 kind: LocalQueue
@@ -30,7 +30,7 @@ def test_crd_transition_rules_judge_when_given(cli, tmp_path):
     (tmp_path / "old.yaml").write_text(OLD)
     (tmp_path / "new.yaml").write_text(OLD.replace("cq-1", "cq-2"))
     proc = cli("diff", str(tmp_path / "old.yaml"), str(tmp_path / "new.yaml"),
-               "--crd", str(SHARED / "kueue-crds"))
+               "--crd", str(KUEUE_CRDS))
     assert proc.returncode == 1
     assert "KQ112" in proc.stdout and "localqueues.kueue.x-k8s.io" in proc.stdout
 

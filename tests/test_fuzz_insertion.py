@@ -16,13 +16,13 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import SHARED
+from conftest import KUEUE_CRDS
 from kueuelint import pipeline
 from kueuelint.admission import InputError, admit
 from kueuelint.config import Config
 from test_admission_memo import SCENARIOS, _objects, _scenario
 
-CRDS = SHARED / "kueue-crds"
+CRDS = KUEUE_CRDS
 POD = ("spec", "template", "spec")
 EXPRESSION = POD + ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
                     "nodeSelectorTerms", 0, "matchExpressions", 0)
@@ -56,7 +56,7 @@ def _schema_paths(schema: dict, prefix: tuple = (), depth: int = 0):
 
 def _kueue_fields() -> dict[str, list[tuple]]:
     fields = {}
-    for name in sorted(os.listdir(CRDS)) if CRDS.is_dir() else []:
+    for name in sorted(os.listdir(CRDS)):
         if name.endswith(".yaml"):
             with open(CRDS / name) as handle:
                 crd = yaml.safe_load(handle)
@@ -92,7 +92,7 @@ def _fields_of(data) -> list[tuple]:
     return FIELDS.get(kind, []) + (WORKLOAD_FIELDS if kind in WORKLOAD_KINDS else [])
 
 
-@pytest.mark.skipif(not FIELDS, reason="needs shared/kueue-crds")
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_junk_where_a_field_may_be_stops_neither_admit_nor_a_rule(data, tmp_path_factory):

@@ -155,6 +155,21 @@ def test_directory_walk_is_sorted_skips_hidden_and_survives_symlink_loops(tmp_pa
     assert problems == []
 
 
+def test_directory_walk_leaves_a_helm_charts_templates_alone(tmp_path):
+    chart = tmp_path / "chart"
+    (chart / "templates" / "tests").mkdir(parents=True)
+    (chart / "crds").mkdir()
+    for name in ("Chart.yaml", "values.yaml", "templates/job.yaml", "templates/tests/t.yaml", "crds/c.yaml"):
+        (chart / name).write_text("{{- if .Values.job }}\nkind: Job\n{{- end }}\n")
+    (tmp_path / "templates").mkdir()                  # no Chart.yaml beside it: plain manifests
+    (tmp_path / "templates" / "job.yaml").write_text("kind: Job\n")
+    targets, _ = expand([str(tmp_path)])
+    assert [os.path.relpath(t.path, tmp_path) for t in targets] == [
+        "chart/Chart.yaml", "chart/crds/c.yaml", "chart/values.yaml", "templates/job.yaml"]
+    named, _ = expand([str(chart / "templates" / "job.yaml")])
+    assert read_target(named[0], Limits()).problems[0].kind == "syntax"
+
+
 @pytest.mark.skipif(os.geteuid() == 0, reason="root can read anything")
 def test_unreadable_file(tmp_path):
     path = tmp_path / "secret.yaml"

@@ -46,7 +46,6 @@ def corpus_objects() -> list[dict]:
     return objects
 
 
-@pytest.mark.skipif(not CORPUS_FILES, reason="corpus not available")
 @pytest.mark.parametrize("indent", [None, 2, 4])
 def test_corpus_as_a_json_list_reads_as_the_yaml_reader_reads_it(indent):
     objects = corpus_objects()
@@ -58,7 +57,6 @@ def test_corpus_as_a_json_list_reads_as_the_yaml_reader_reads_it(indent):
     assert [d.data for d in fast.documents] == objects
 
 
-@pytest.mark.skipif(not CORPUS_FILES, reason="corpus not available")
 def test_one_object_per_file_reads_as_the_yaml_reader_reads_it():
     for data in corpus_objects()[:40]:
         text = "\n\n" + json.dumps(data, indent=2) + "\n"
@@ -139,7 +137,6 @@ def test_the_quick_nesting_bound_never_lets_deep_text_through(text, limit):
     assert (over is not None) == (exact_nesting(text) > limit)
 
 
-@pytest.mark.skipif(not CORPUS_FILES, reason="corpus not available")
 def test_mutated_json_never_raises_and_loses_no_other_file():
     import random
 

@@ -11,13 +11,13 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from conftest import SARIF_SCHEMA
 from kueuelint.checks.meta import RuleDocs, RuleMeta
 from kueuelint.findings import Finding, Location, ObjectRef, RunResult, Severity
 from kueuelint.report import ReportOptions, get_reporter
 
 REPO = Path(__file__).resolve().parent.parent
 JSON_SCHEMA = REPO / "docs" / "output-json-schema.json"
-SARIF_SCHEMA = Path("/work/shared/schemas/sarif-schema-2.1.0.json")
 
 JOB = "manifests/team-a/job.yaml"
 CQ = "manifests/cluster-queue.yaml"

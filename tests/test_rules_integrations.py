@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from helpers_load import CORPUS, load_corpus, load_text, only
@@ -125,7 +123,6 @@ spec:
     assert len(found) == 1 and "example.com/block" in found[0].args["detail"]
 
 
-@pytest.mark.skipif(not os.path.isdir(CORPUS), reason="shared corpus not available")
 def test_no_findings_on_the_upstream_examples():
     from kueuelint import pipeline
     from kueuelint.config import Config
@@ -135,7 +132,6 @@ def test_no_findings_on_the_upstream_examples():
     assert [f for f in result.findings if f.code in CODES] == []
 
 
-@pytest.mark.skipif(not os.path.isdir(CORPUS), reason="shared corpus not available")
 def test_queue_labelled_kuberay_samples_are_caught():
     # Mistake #8: KubeRay's own samples, queue-labelled, would all be rejected.
     objects, inventory = load_corpus("kuberay/ray-operator/config/samples/ray-cluster.autoscaler.yaml",

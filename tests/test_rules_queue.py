@@ -6,15 +6,13 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-import pytest
-
+from conftest import CORPUS
 from kueuelint import pipeline
 from kueuelint.checks.builtin.queue_labels import name_problem
 from kueuelint.checks.builtin.workload_metadata import gate_problems
 from kueuelint.config import Config, from_mapping
 from kueuelint.derive.metadata import outline
 
-CORPUS = Path("/work/shared/corpus")
 MINE = ("KQ2", "KQ6")
 
 
@@ -173,7 +171,6 @@ def test_elastic_and_gated_by_follow_the_kueue_version(tmp_path):
     assert findings([path], old) == []
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not available")
 def test_corpus_has_no_errors_from_these_rules():
     config = Config()
     result = pipeline.check(pipeline.load_inputs([str(CORPUS)], config), config)

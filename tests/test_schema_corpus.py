@@ -2,24 +2,20 @@
 
 from __future__ import annotations
 
-import os
 
 import pytest
 import yaml
 
+from conftest import CORPUS as CORPUS_DIR, KUEUE_CRDS
 from kueuelint.identify.objects import identify
 from kueuelint.load.discover import expand, read_target
 from kueuelint.load.limits import Limits
 from kueuelint.schema import builtin, crd
 from kueuelint.schema.sources import crd_index
 
-CORPUS = os.environ.get("KUEUELINT_CORPUS", "/work/shared/corpus")
-CRD_DIR = os.environ.get("KUEUELINT_KUEUE_CRDS", "/work/shared/kueue-crds")
+CORPUS = str(CORPUS_DIR)
+CRD_DIR = str(KUEUE_CRDS)
 GROUPS = ("kueue.x-k8s.io", "config.kueue.x-k8s.io")
-
-pytestmark = pytest.mark.skipif(not (os.path.isdir(CORPUS) and os.path.isdir(CRD_DIR)),
-                                reason="corpus or Kueue CRDs not available")
-
 
 def _kueue_objects():
     targets, _ = expand([CORPUS])
@@ -41,7 +37,7 @@ def _embedded_configuration(obj):
     return [("configmap", obj.path, yaml.safe_load(text))]
 
 
-OBJECTS = _kueue_objects() if os.path.isdir(CORPUS) else []
+OBJECTS = _kueue_objects()
 
 
 def test_corpus_has_kueue_objects():

@@ -12,20 +12,20 @@ import os
 import pytest
 import yaml
 
+from conftest import KUEUE_CRDS
 from kueuelint.schema import crd
 from kueuelint.schema.celrules import MISSING, sites_of
 from kueuelint.schema.issues import CEL_RULE, CEL_UNSUPPORTED
 from kueuelint.schema.sources import crd_index
 
-CRD_DIR = os.environ.get("KUEUELINT_KUEUE_CRDS", "/work/shared/kueue-crds")
+CRD_DIR = str(KUEUE_CRDS)
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "schema", "crd-rules")
 ENGINES = ("cel-expr-python", "cel-python")
 
-pytestmark = pytest.mark.skipif(not os.path.isdir(CRD_DIR), reason="Kueue CRDs not available")
 
 
 def _index():
-    return crd_index(paths=[CRD_DIR]) if os.path.isdir(CRD_DIR) else []
+    return crd_index(paths=[CRD_DIR])
 
 
 def _sites():

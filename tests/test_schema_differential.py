@@ -15,18 +15,18 @@ import sys
 import pytest
 import yaml
 
+from conftest import KUEUE_CRDS
 from kueuelint.schema import builtin, crd
 from kueuelint.schema.issues import CEL_UNSUPPORTED, dotted
 from kueuelint.schema.sources import crd_index
 
 ROOT = os.path.join(os.path.dirname(__file__), "..")
-CRD_DIR = os.environ.get("KUEUELINT_KUEUE_CRDS", "/work/shared/kueue-crds")
+CRD_DIR = str(KUEUE_CRDS)
 RULE_FIXTURES = os.path.join(ROOT, "fixtures", "schema", "crd-rules")
 sys.path.insert(0, RULE_FIXTURES)
 from cases import base as _case_base  # noqa: E402
 
-pytestmark = pytest.mark.skipif(not os.path.isdir(CRD_DIR), reason="Kueue CRDs not available")
-INDEX = crd_index(paths=[CRD_DIR]) if os.path.isdir(CRD_DIR) else None
+INDEX = crd_index(paths=[CRD_DIR])
 VERSIONS = ("v1beta1", "v1beta2")
 KINDS = ("ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue", "AdmissionCheck",
          "ProvisioningRequestConfig", "WorkloadPriorityClass", "Topology", "MultiKueueConfig",

@@ -6,18 +6,17 @@ valid value must get the same verdict from both. A disagreement names the field.
 from __future__ import annotations
 
 import copy
-import os
 
 import pytest
 
+from conftest import KUEUE_CRDS
 from kueuelint.models.registry import KUEUE, keys
 from kueuelint.schema import builtin, crd
 from kueuelint.schema.issues import CEL_UNSUPPORTED
 from kueuelint.schema.sources import crd_index
 
-CRD_DIR = os.environ.get("KUEUELINT_KUEUE_CRDS", "/work/shared/kueue-crds")
-pytestmark = pytest.mark.skipif(not os.path.isdir(CRD_DIR), reason="Kueue CRDs not available")
-INDEX = crd_index(paths=[CRD_DIR]) if os.path.isdir(CRD_DIR) else None
+CRD_DIR = str(KUEUE_CRDS)
+INDEX = crd_index(paths=[CRD_DIR])
 SKIP = ("status", "metadata", "template", "apiVersion", "kind")
 _SAMPLES = {"DNS": "sample-a", "QUANTITY": "1", "QNAME": "example.com/a", "KIND": "Sample"}
 _CONSTRAINTS = ("enum", "pattern", "maxLength", "minLength", "minimum", "maximum", "maxItems",

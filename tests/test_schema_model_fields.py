@@ -4,18 +4,17 @@ Status (written by controllers) and pod templates (core API) are out of the mode
 
 from __future__ import annotations
 
-import os
 import types
 import typing
 
 import pytest
 
+from conftest import KUEUE_CRDS
 from kueuelint.models.registry import KUEUE, keys, model_for
 from kueuelint.schema.sources import crd_index
 
-CRD_DIR = os.environ.get("KUEUELINT_KUEUE_CRDS", "/work/shared/kueue-crds")
-pytestmark = pytest.mark.skipif(not os.path.isdir(CRD_DIR), reason="Kueue CRDs not available")
-INDEX = crd_index(paths=[CRD_DIR]) if os.path.isdir(CRD_DIR) else None
+CRD_DIR = str(KUEUE_CRDS)
+INDEX = crd_index(paths=[CRD_DIR])
 _UNIONS = (typing.Union, types.UnionType)
 
 

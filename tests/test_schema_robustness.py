@@ -8,19 +8,19 @@ import datetime
 import os
 import sys
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import KUEUE_CRDS
 from kueuelint.schema import builtin, crd
 from kueuelint.schema.sources import crd_index
 
-CRD_DIR = os.environ.get("KUEUELINT_KUEUE_CRDS", "/work/shared/kueue-crds")
+CRD_DIR = str(KUEUE_CRDS)
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "fixtures", "schema",
                                 "crd-rules"))
 from cases import base  # noqa: E402
 
-INDEX = crd_index(paths=[CRD_DIR]) if os.path.isdir(CRD_DIR) else None
+INDEX = crd_index(paths=[CRD_DIR])
 KINDS = ("ResourceFlavor", "ClusterQueue", "Cohort", "LocalQueue", "AdmissionCheck", "Topology",
          "MultiKueueConfig", "MultiKueueCluster", "Workload")
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70), st.floats(),
@@ -51,7 +51,6 @@ def _replace(obj, path, value):
     return obj
 
 
-@pytest.mark.skipif(INDEX is None, reason="Kueue CRDs not available")
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(kind=st.sampled_from(KINDS), version=st.sampled_from(("v1beta1", "v1beta2")),
        choice=st.integers(0, 10_000), value=VALUES)
@@ -95,7 +94,5 @@ def test_yaml_timestamps_reach_cel_as_strings():
     obj["status"] = {"conditions": [{"type": "QuotaReserved", "status": "True", "reason": "R",
                                      "message": "", "lastTransitionTime":
                                      datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)}]}
-    if INDEX is None:
-        pytest.skip("Kueue CRDs not available")
     issues, _ = crd.validate(INDEX.get("kueue.x-k8s.io", "Workload", "v1beta2"), obj)
     assert issues == []

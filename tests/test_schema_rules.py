@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import textwrap
 
-import pytest
-
+from conftest import KUEUE_CRDS
 from kueuelint import pipeline
 from kueuelint.checks.registry import builtin_rules_dir, load_rule_dirs
 from kueuelint.config import Config
 
-CRD_DIR = os.environ.get("KUEUELINT_KUEUE_CRDS", "/work/shared/kueue-crds")
+CRD_DIR = str(KUEUE_CRDS)
 SCHEMA_CODES = {"KQ110", "KQ111", "KQ112", "KQ113"}
 # Only the schema rules: these tests are about them, not about the rest of the catalogue.
 RULES = load_rule_dirs([builtin_rules_dir() / "schema"])
@@ -45,7 +43,6 @@ def test_builtin_model_judges_without_crds(tmp_path):
     assert "did you mean 'cohortName'?" in " ".join(f.message for f in findings)
 
 
-@pytest.mark.skipif(not os.path.isdir(CRD_DIR), reason="Kueue CRDs not available")
 def test_crd_wins_and_names_its_version(tmp_path):
     findings = _findings(tmp_path, CLUSTER_QUEUE, context=(CRD_DIR,))
     assert {f.code for f in findings} == {"KQ111", "KQ112"}
@@ -57,7 +54,6 @@ def test_crd_wins_and_names_its_version(tmp_path):
     assert "reclaimWithinCohort=Never and borrowWithinCohort.Policy!=Never" in rule.message
 
 
-@pytest.mark.skipif(not os.path.isdir(CRD_DIR), reason="Kueue CRDs not available")
 def test_crds_from_rule_options(tmp_path):
     path = tmp_path / "queues.yaml"
     path.write_text(CLUSTER_QUEUE)
@@ -78,7 +74,6 @@ def test_other_kinds_without_crds_are_not_judged(tmp_path):
     assert _findings(tmp_path, job) == []
 
 
-@pytest.mark.skipif(not os.path.isdir(CRD_DIR), reason="Kueue CRDs not available")
 def test_run_counts_evaluated_and_skipped_transition_rules(tmp_path):
     from kueuelint.checks.builtin.schema import run_stats
     from kueuelint.checks.runner import Checker

@@ -10,13 +10,13 @@ from types import SimpleNamespace
 import pytest
 import yaml
 
+from conftest import KUEUE_CRDS
 from kueuelint.schema.sources import crd_index
 from kueuelint.schema.transition import pair, transition_issues
 
-CRD_DIR = os.environ.get("KUEUELINT_KUEUE_CRDS", "/work/shared/kueue-crds")
+CRD_DIR = str(KUEUE_CRDS)
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "schema", "crd-rules")
-pytestmark = pytest.mark.skipif(not os.path.isdir(CRD_DIR), reason="Kueue CRDs not available")
-INDEX = crd_index(paths=[CRD_DIR]) if os.path.isdir(CRD_DIR) else None
+INDEX = crd_index(paths=[CRD_DIR])
 
 
 def _transition_cases():

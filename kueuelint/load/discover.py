@@ -14,6 +14,7 @@ from kueuelint.load.source import LoadedFile, LoadProblem, SourceFile, decode, p
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 STDIN = "-"
+HELM_CHART, HELM_TEMPLATES = "Chart.yaml", "templates"
 INTERNAL_ERROR = "internal-error"   # problem kind: reported as the run's internal error, not a finding
 MISSING_PATH = "missing-path"       # problem kind: a path or pattern that matches no file
 
@@ -60,11 +61,14 @@ def expand(paths: list[str], exclude: tuple[str, ...] = ()) -> tuple[list[Target
 
 
 def _walk(root: str):
-    """Manifest files under ``root``, sorted, skipping hidden directories; never follows links
-    into directories (a symlink loop cannot make the walk endless)."""
+    """Manifest files under ``root``, sorted, skipping hidden directories and Helm chart
+    templates; never follows links into directories (a symlink loop cannot make the walk
+    endless)."""
     found = []
     for directory, subdirs, files in os.walk(root, followlinks=False):
-        subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
+        # A chart's templates are Go templates, not YAML, until `helm template` renders them.
+        skipped = HELM_TEMPLATES if HELM_CHART in files else ""
+        subdirs[:] = sorted(d for d in subdirs if not d.startswith(".") and d != skipped)
         for name in files:
             if name.endswith(MANIFEST_SUFFIXES):
                 found.append(os.path.join(directory, name))

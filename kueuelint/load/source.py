@@ -53,11 +53,23 @@ class SourceFile:
     _roots: list | None = field(default=None, repr=False)
 
     def line_text(self, line: int) -> str | None:
+        lines = self._split()
+        if 1 <= line <= len(lines):
+            return lines[line - 1]
+        return None
+
+    def within(self, line: int, column: int) -> tuple[int, int]:
+        """``line``:``column``, or the end of the last line when it lies past that: a node that
+        ends with the file (or with the final line break of an embedded text) ends there."""
+        lines = self._split()
+        if line <= len(lines):
+            return line, column
+        return max(len(lines), 1), len(lines[-1]) + 1 if lines else 1
+
+    def _split(self) -> list[str]:
         if self._lines is None:
             self._lines = split_lines(self.text)
-        if 1 <= line <= len(self._lines):
-            return self._lines[line - 1]
-        return None
+        return self._lines
 
     def document_root(self, index: int):
         """The node tree of document ``index``, composed again from the text (None if it cannot
@@ -119,7 +131,7 @@ class Document:
             target = key_node
         start, end = target.start_mark, target.end_mark
         return Location(self.source.path, start.line + 1, start.column + 1,
-                        end.line + 1, end.column + 1)
+                        *self.source.within(end.line + 1, end.column + 1))
 
 
 @dataclass

@@ -22,7 +22,7 @@ from kueuelint.checks.builtin.structure import selector_problems
 from kueuelint.identify.kinds import KUEUE_CONFIG_GROUP
 from kueuelint.identify.objects import KObject
 from kueuelint.load import yamlnodes
-from kueuelint.load.source import Document
+from kueuelint.load.source import Document, split_lines
 
 CONFIG_KEY = "controller_manager_config.yaml"
 CONFIGMAP_NAMES = ("kueue-manager-config",)
@@ -86,7 +86,7 @@ def _embedded(obj: KObject, text: str) -> ConfigView:
         roots = list(yamlnodes.compose_documents(text))
     except yaml.YAMLError as exc:  # ReaderError (control characters) carries no mark
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        where = (mark.line, mark.column) if mark else (0, 0)
+        where = _inside(text, mark.line, mark.column) if mark else (0, 0)
         problem = f"the embedded YAML does not parse: {getattr(exc, 'problem', None) or exc}"
         return ConfigView({}, None, obj, [(*where, problem)], offset)
     root = roots[0] if roots else None
@@ -102,6 +102,15 @@ def _embedded(obj: KObject, text: str) -> ConfigView:
         _shift(root, *offset, set())
         target = _copy(obj, data, root, offset[0])
     return ConfigView(data, target, obj, problems, offset)
+
+
+def _inside(text: str, line: int, column: int) -> tuple[int, int]:
+    """A parse error at the end of the embedded text is placed at the end of its last line:
+    past it lies only the block's final line break, which may be the end of the file."""
+    lines = split_lines(text) or [""]
+    if line < len(lines):
+        return line, column
+    return len(lines) - 1, len(lines[-1])
 
 
 def _block_offset(obj: KObject) -> tuple[int, int] | None:
