@@ -89,6 +89,7 @@ class PodSetResult:
     borrow: int = 0
     reasons: list[str] = field(default_factory=list)
     kind: str | None = None
+    topology: object = None     # its tas.Placement, or why it was not placed (topology.py)
 
     def fail(self, reason: str | None, kind: str | None) -> None:
         self.mode = NO_FIT
@@ -122,8 +123,10 @@ class Assignment:
         return "Fit" if self.mode == FIT else "NoFit" if self.mode == NO_FIT else "Preempt"
 
     def message(self) -> str:
+        # A pod set without reasons is left out, as Kueue does (a TAS pod set turned Preempt
+        # because another one could not be placed).
         parts = [f"couldn't assign flavors to pod set {ps.name}: {', '.join(sorted(ps.reasons))}"
-                 for ps in self.pod_sets if ps.mode < FIT]
+                 for ps in self.pod_sets if ps.mode < FIT and ps.reasons]
         return "; ".join(parts)
 
     def reason(self) -> str:
@@ -152,7 +155,10 @@ class FlavorAssigner:
             for resource, flavor in result.flavors.items():
                 fr = flavor_resource(flavor, resource)
                 assigned[fr] = assigned.get(fr, 0) + result.usage.get(resource, 0)
-        return Assignment.of(results)
+        assignment = Assignment.of(results)
+        if self.state.topology is not None:
+            self.state.topology.check(self.cq, self.workload, assignment)
+        return assignment
 
     def _pod_set(self, pod_set: PodSetSpec, count: int, assigned: dict[FR, int]) -> PodSetResult:
         steps, failure = self._plan(pod_set, count)
@@ -210,8 +216,11 @@ class FlavorAssigner:
         the request) for each flavor of the group, in order. A refusal is shared: attempts
         that fail are only read."""
         candidates = []
+        topology = self.state.topology
         for name in group.flavors:
-            mismatch = _mismatch(self.state.flavors.get(name), pod_set, name)
+            mismatch = topology.mismatch(self.cq, pod_set, name, group.resources) if topology is not None else None
+            if mismatch is None:
+                mismatch = _mismatch(self.state.flavors.get(name), pod_set, name)
             refusal = None if mismatch is None else Attempt(name, NO_FIT, reasons=[mismatch], kind="NoMatchingFlavor")
             candidates.append((name, refusal, tuple([flavor_resource(name, r) for r, _ in requested])))
         return candidates

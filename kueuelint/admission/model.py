@@ -101,14 +101,16 @@ class PodSetSpec:
     tolerations: list = field(default_factory=list)
     node_selector: dict = field(default_factory=dict)
     affinity_terms: list | None = None   # required node affinity terms, None when absent
+    topology: object = None              # its tas.TopologyRequest, None when it names none
     # (queue name, count) -> (ClusterQueue, its flavors, ignoreUndeclared, what the flavor
     # assigner asks of its resource groups); filled by the assigner.
     plans: dict[tuple[str, int], tuple] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __init__(self, name: str, count: int, min_count: int | None = None, per_pod: dict[str, int] | None = None,
                  tolerations: list | None = None, node_selector: dict | None = None,
-                 affinity_terms: list | None = None) -> None:
+                 affinity_terms: list | None = None, topology: object = None) -> None:
         self.name, self.count, self.min_count = name, count, min_count
+        self.topology = topology
         self.per_pod = {} if per_pod is None else per_pod
         self.tolerations = [] if tolerations is None else tolerations
         self.node_selector = {} if node_selector is None else node_selector

@@ -124,6 +124,7 @@ def _trees(state: State, queued: list[Pending]) -> list[tuple[list[str], list[Pe
     """(queue names, queued workloads) of each cohort tree with work, likely longest first; a
     tree with nothing queued has nothing to decide."""
     tree_of = {name: id(node.root()) for name, node in state.tree.queues.items()}
+    _join_trees_sharing_nodes(state, tree_of)
     names: dict[int, list[str]] = {}
     for name in state.queues:
         names.setdefault(tree_of.get(name, 0), []).append(name)
@@ -132,6 +133,20 @@ def _trees(state: State, queued: list[Pending]) -> list[tuple[list[str], list[Pe
         work.setdefault(tree_of.get(workload.cluster_queue, 0), []).append(workload)
     order = sorted(work, key=lambda root: (-_expected_cost(state, names[root], work[root]), names[root][0]))
     return [(names[root], work[root]) for root in order]
+
+
+def _join_trees_sharing_nodes(state: State, tree_of: dict[str, int]) -> None:
+    """Trees whose queues place pods on TAS flavors share the nodes: they go together."""
+    topology = state.topology
+    if topology is None:
+        return
+    sharing = {tree_of.get(name, 0) for name, cq in state.queues.items()
+               if any(topology.flavors.get(f) is not None for g in cq.groups for f in g.flavors)}
+    if len(sharing) > 1:
+        joined = min(sharing)
+        for name, tree in tree_of.items():
+            if tree in sharing:
+                tree_of[name] = joined
 
 
 def _expected_cost(state: State, names: list[str], queued: list[Pending]) -> int:

@@ -34,7 +34,7 @@ def _workload_json(result: Result, wl: Pending) -> dict:
         return entry
     entry["result"] = outcome.result
     shown = outcome.assignment if outcome.result in ("admitted", "preempting") else None
-    entry["podSets"] = pod_sets_json(shown) if shown else []
+    entry["podSets"] = pod_sets_json(shown, outcome.result == "admitted") if shown else []
     entry["borrowing"] = bool(shown and shown.borrowing > 0)
     entry["preempts"] = [{"workload": t.workload.key, "reason": t.reason} for t in outcome.preempts]
     entry["reason"] = outcome.reason
@@ -52,10 +52,19 @@ def _workload_json(result: Result, wl: Pending) -> dict:
     return entry
 
 
-def pod_sets_json(assignment: Assignment) -> list[dict]:
-    return [{"name": ps.name, "count": ps.count, "flavors": dict(sorted(ps.flavors.items())),
-             "usage": {r: format_quantity(r, v) for r, v in sorted(ps.usage.items())}}
-            for ps in assignment.pod_sets]
+def pod_sets_json(assignment: Assignment, placed: bool = True) -> list[dict]:
+    """The pod sets of an assignment; ``placed``: with their topology assignment (an admitted
+    workload's; Kueue records none for a preemptor)."""
+    listed = []
+    for ps in assignment.pod_sets:
+        entry = {"name": ps.name, "count": ps.count, "flavors": dict(sorted(ps.flavors.items())),
+                 "usage": {r: format_quantity(r, v) for r, v in sorted(ps.usage.items())}}
+        if isinstance(ps.topology, str):
+            entry["topology"] = ps.topology
+        elif ps.topology is not None and placed:
+            entry["topologyAssignment"] = ps.topology.as_json()
+        listed.append(entry)
+    return listed
 
 
 def borrowed_json(result: Result, queue: str, assignment: Assignment) -> dict:

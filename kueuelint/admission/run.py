@@ -45,6 +45,12 @@ def simulate(inventory, incoming: list, max_cycles: int | None = None, jobs: int
         return _simulate(inventory, incoming, max_cycles, jobs, progress or _quiet)
 
 
+def _topologies(inventory):
+    from kueuelint.admission.topology import build_topologies     # TAS runs only need it
+
+    return build_topologies(inventory)
+
+
 def _quiet(text: str) -> None:
     pass
 
@@ -52,6 +58,7 @@ def _quiet(text: str) -> None:
 def _simulate(inventory, incoming: list, max_cycles: int | None, jobs: int | None,
               progress: Callable[[str], None]) -> Result:
     state, warnings = build_state(inventory, *_config_flags(inventory))
+    state.topology = _topologies(inventory)
     _fair_strategies(state, inventory)
     priorities = Priorities(inventory)
     pending, unread = _snapshot_workloads(inventory, incoming, priorities, progress)

@@ -144,6 +144,8 @@ class Simulator:
             self._process(entry, run)
         for fr_queue, usage in run.reserved:
             self.state.charge(fr_queue, usage, -1)
+        if self.state.topology is not None:
+            self.state.topology.end_cycle()
         self._release_victims(run)
         # A tree where nothing changed would repeat this cycle exactly, forever: nothing
         # outside it can change its usage or its queues, so it is done.
@@ -238,9 +240,24 @@ class Simulator:
         elif not self._still_fits(assignment.usage, cq, run.freed):
             self._record(wl, Outcome("pending", "WaitingForQuota", NO_LONGER_FITS, cq.name))
             queue.push(wl)
+        elif self.state.topology is not None and not self._topology_still_fits(entry, run):
+            self._record(wl, Outcome("pending", "WaitingForQuota", NO_LONGER_FITS, cq.name))
+            queue.push(wl)
         else:
-            self._admit(entry, assignment)
+            self._admit(entry, entry.assignment or assignment)
             run.changed_roots.add(run.root)
+
+    def _topology_still_fits(self, entry: Entry, run: _Cycle) -> bool:
+        """Kueue's TAS fit check at admission; when an earlier workload of the cycle took the
+        nodes, the assignment is computed again (TASRecomputeAssignmentWithinSchedulingCycle)."""
+        topology, assignment = self.state.topology, entry.assignment
+        if assignment is None or topology.still_fits(entry.workload, assignment):
+            return True
+        again, targets = self.assign(entry.workload, entry.cq)
+        if again.mode != FIT or targets or not self._still_fits(again.usage, entry.cq, run.freed):
+            return False
+        entry.assignment = again
+        return True
 
     def _not_fitting(self, entry: Entry, assignment: Assignment, run: _Cycle) -> None:
         wl, cq = entry.workload, entry.cq
@@ -250,6 +267,8 @@ class Simulator:
             reserved = self._reservation(cq, assignment)
             self.state.charge(cq.name, reserved)
             run.reserved.append((cq.name, reserved))
+            if self.state.topology is not None:
+                self.state.topology.reserve_for_cycle(self.state.topology.usage_of(wl, assignment))
         bypassed = self.queues[cq.name].requeue_failed(wl)
         for other in bypassed:
             self._record(other, Outcome("pending", outcome.reason, BYPASSED, cq.name))
@@ -305,6 +324,8 @@ class Simulator:
         held = Admitted(wl.key, cq.name, wl.priority, dict(assignment.usage), 1e12 + self._clock,
                         wl.timestamp, wl.uid, pending=wl)
         self.state.add(held)
+        if self.state.topology is not None:
+            self.state.topology.hold(wl.key, self.state.topology.usage_of(wl, assignment))
         message = f"Quota reserved in ClusterQueue {cq.name}"
         self._record(wl, Outcome("admitted", "QuotaReserved", message, cq.name, assignment,
                                  self._earlier_preemptions(wl)))
@@ -325,6 +346,8 @@ class Simulator:
         for number, (target, rank) in enumerate(zip(run.targets, run.target_ranks)):
             victim = target.workload
             self.state.remove(victim)
+            if self.state.topology is not None:
+                self.state.topology.release(victim.key)
             self.preempted.append(target)
             self.ranks.append((self.cycles, rank, number))
             if victim.cluster_queue in self._root_ids:

@@ -22,6 +22,7 @@ class State:
     ignore_undeclared: bool = False
     fair_sharing: bool = False
     fair_strategies: tuple[str, ...] = ("LessThanOrEqualToFinalShare", "LessThanInitialShare")
+    topology: Any = None      # topology.Topologies when the snapshot has a TAS flavor
     # True while heads are nominated: usage does not change, so ``memo`` may answer.
     frozen: bool = False
     memo: UsageMemo = field(default_factory=UsageMemo)

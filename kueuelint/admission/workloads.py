@@ -8,6 +8,7 @@ from functools import lru_cache
 from kueuelint.accounting.quantity import safe_parse, to_kueue_units
 from kueuelint.accounting.quota import FR, flavor_resource
 from kueuelint.admission.model import Admitted, Pending, PodSetSpec, as_dict, as_list
+from kueuelint.admission.tas import topology_request
 
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
 # Jobs named on the command line without a creation time come after everything in the snapshot.
@@ -66,7 +67,8 @@ def _int(value) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def pod_set_spec(name: str, count: int, min_count, per_pod: dict[str, int], template: dict) -> PodSetSpec:
+def pod_set_spec(name: str, count: int, min_count, per_pod: dict[str, int], template: dict,
+                 stated_topology: object = None) -> PodSetSpec:
     # Made for every pending workload before the work is split: the checks are spelled out.
     spec = template.get("spec") if isinstance(template, dict) else None
     if not isinstance(spec, dict):
@@ -75,7 +77,8 @@ def pod_set_spec(name: str, count: int, min_count, per_pod: dict[str, int], temp
     tolerations, selector = spec.get("tolerations"), spec.get("nodeSelector")
     return PodSetSpec(name, count, min_count, dict(per_pod), list(tolerations) if isinstance(tolerations, list) else [],
                       dict(selector) if isinstance(selector, dict) else {},
-                      _required_terms(affinity) if affinity else None)
+                      _required_terms(affinity) if affinity else None,
+                      topology_request(template, stated_topology))
 
 
 def _required_terms(affinity) -> list | None:
@@ -134,7 +137,7 @@ def pending_from_derived(obj, derived, seq: int, priorities: Priorities,
                          priority: int | None = None) -> list[Pending]:
     """Pending records for one derived workload (several for per-pod kinds like Deployments);
     ``priority`` when the object states it (a Workload), else from the priority classes."""
-    pod_sets = [pod_set_spec(ps.name, ps.count, ps.min_count, ps.requests, ps.template)
+    pod_sets = [pod_set_spec(ps.name, ps.count, ps.min_count, ps.requests, ps.template, _stated_topology(obj, ps))
                 for ps in derived.pod_sets]
     if priority is None:
         priority = priorities.resolve(derived.priority_class, _pod_priority_class(derived.pod_sets))
@@ -153,6 +156,14 @@ def pending_from_derived(obj, derived, seq: int, priorities: Priorities,
         records.append(Pending(key, namespace, name, derived.queue_name, priority, timestamp, seq,
                                str(uid or key), pod_sets, source, invalid=invalid))
     return records
+
+
+def _stated_topology(obj, pod_set) -> object:
+    """A Workload's own ``topologyRequest`` beside the pod set's template, if it has one."""
+    path = pod_set.template_path
+    if not path or path[-1] != "template":
+        return None
+    return obj.get(*path[:-1], "topologyRequest")
 
 
 def _pod_priority_class(pod_sets) -> str | None:

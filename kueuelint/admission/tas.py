@@ -1,0 +1,486 @@
+"""Topology-Aware Scheduling: where on the nodes of a TAS flavor a pod set would go.
+
+Follows Kueue v0.19.2 (pkg/cache/scheduler/tas_flavor_snapshot.go) with its feature gates at
+their defaults: the BestFit profile (TASProfileMixed, TASBalancedPlacement and
+TASRespectNodeAffinityPreferred are off), usage of hostname-level topologies shared between
+flavors (TASHandleOverlappingFlavors on), one slice layer (TASMultiLayerTopology off). Pod set
+groups (a leader pod set placed with its workers) are not modelled.
+
+Phase 1 counts how many pods (and slices) fit in each domain, leaves first; phase 2 picks the
+domains at the requested level (going up a level for a preferred topology that fits nowhere)
+and walks down, filling the fullest-fitting domains first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kueuelint.admission.matching import BLOCKING_EFFECTS, _expression_matches, _tolerates
+
+HOSTNAME = "kubernetes.io/hostname"
+REQUIRED = "kueue.x-k8s.io/podset-required-topology"
+PREFERRED = "kueue.x-k8s.io/podset-preferred-topology"
+UNCONSTRAINED = "kueue.x-k8s.io/podset-unconstrained-topology"
+SLICE_LEVEL = "kueue.x-k8s.io/podset-slice-required-topology"
+SLICE_SIZE = "kueue.x-k8s.io/podset-slice-size"
+NO_NODES = "topology not checked: no nodes in the snapshot"
+
+
+@dataclass(frozen=True)
+class TopologyRequest:
+    """A pod set's topology request (Workload ``spec.podSets[].topologyRequest``, or the pod
+    template's annotations that Kueue's job integrations turn into it)."""
+
+    required: str | None = None
+    preferred: str | None = None
+    unconstrained: bool = False
+    slice_level: str | None = None
+    slice_size: int | None = None
+
+    @property
+    def explicit(self) -> bool:
+        return bool(self.required or self.preferred or self.unconstrained or self.slice_level)
+
+
+def topology_request(template: object, stated: object = None) -> TopologyRequest | None:
+    """The request of a pod set; ``stated`` is a Workload's ``topologyRequest``, which wins."""
+    if isinstance(stated, dict) and stated:
+        return _request(stated.get("required"), stated.get("preferred"), stated.get("unconstrained"),
+                        stated.get("podSetSliceRequiredTopology"), stated.get("podSetSliceSize"))
+    metadata = template.get("metadata") if isinstance(template, dict) else None
+    annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
+    if not isinstance(annotations, dict):
+        return None
+    found = _request(annotations.get(REQUIRED), annotations.get(PREFERRED),
+                     str(annotations.get(UNCONSTRAINED, "")).lower() == "true",
+                     annotations.get(SLICE_LEVEL), annotations.get(SLICE_SIZE))
+    return found if found.explicit else None
+
+
+def _request(required, preferred, unconstrained, slice_level, slice_size) -> TopologyRequest:
+    size = None
+    if isinstance(slice_size, int) and not isinstance(slice_size, bool):
+        size = slice_size
+    elif isinstance(slice_size, str) and slice_size.strip().lstrip("-").isdigit():
+        size = int(slice_size)
+    return TopologyRequest(required if isinstance(required, str) and required else None,
+                           preferred if isinstance(preferred, str) and preferred else None,
+                           unconstrained is True, slice_level if isinstance(slice_level, str) and slice_level else None,
+                           size)
+
+
+# --- the topology tree of one flavor ----------------------------------------------------------
+
+class Domain:
+    __slots__ = ("values", "children", "node", "key", "pods", "slices")
+
+    def __init__(self, values: tuple[str, ...]) -> None:
+        self.values = values
+        self.children: list[Domain] = []
+        self.node = None           # the Node of a leaf, when the lowest level is the hostname
+        self.key = ""              # a leaf's domain ID, under which its usage is kept
+        self.pods = 0              # phase 1: pods that fit; phase 2: pods assigned
+        self.slices = 0
+
+    def clone(self) -> Domain:
+        """A copy of the subtree with its counts, for balanced placement to prune."""
+        copy = Domain(self.values)
+        copy.node, copy.key, copy.pods, copy.slices = self.node, self.key, self.pods, self.slices
+        copy.children = [child.clone() for child in self.children]
+        return copy
+
+    def clear(self) -> None:
+        self.pods = self.slices = 0
+        for child in self.children:
+            child.clear()
+
+
+@dataclass
+class TasFlavor:
+    """A ResourceFlavor with a ``topologyName`` whose Topology exists, and its nodes' tree."""
+
+    name: str
+    topology: str
+    levels: tuple[str, ...]
+    tolerations: list
+    levels_by_depth: list[dict[tuple, Domain]] = field(default_factory=list)
+    leaves: list[Domain] = field(default_factory=list)
+    free: dict[str, dict[str, int]] = field(default_factory=dict)     # leaf key -> capacity
+
+    @property
+    def by_host(self) -> bool:
+        return self.levels[-1] == HOSTNAME
+
+    def has_levels(self, request: TopologyRequest | None) -> bool:
+        """Kueue's ``HasLevel``: the flavor's topology has every level the request names."""
+        if request is None:
+            return False
+        main = request.required or request.preferred
+        if main is None and request.slice_level:
+            main = self.levels[0]
+        if main is None and request.unconstrained:
+            main = self.levels[-1]
+        if main is None:
+            return False
+        return main in self.levels and (request.slice_level or self.levels[-1]) in self.levels
+
+    def add_node(self, node) -> None:
+        values = tuple(node.labels[level] for level in self.levels)
+        key = values[-1] if self.by_host else ",".join(values)
+        parent = None
+        for depth in range(len(values)):
+            known = self.levels_by_depth[depth].get(values[:depth + 1])
+            if known is None:
+                known = self.levels_by_depth[depth][values[:depth + 1]] = Domain(values[:depth + 1])
+                if parent is not None:
+                    parent.children.append(known)
+            parent = known
+        leaf = parent
+        assert leaf is not None
+        if not leaf.key:
+            leaf.key, leaf.node = key, node
+            self.leaves.append(leaf)
+            self.free[key] = {}
+        free = self.free[key]
+        for resource, amount in node.free().items():
+            free[resource] = free.get(resource, 0) + amount
+
+
+def build_flavor(name: str, topology: str, levels: tuple[str, ...], node_labels: dict, tolerations: list,
+                 nodes) -> TasFlavor:
+    flavor = TasFlavor(name, topology, levels, tolerations, [{} for _ in levels])
+    for node in nodes:
+        if all(node.labels.get(k) == str(v) for k, v in node_labels.items()) and all(
+                level in node.labels for level in levels):
+            flavor.add_node(node)
+    return flavor
+
+
+# --- placement ----------------------------------------------------------------------------------
+
+@dataclass
+class Placement:
+    levels: tuple[str, ...]
+    domains: list[tuple[tuple[str, ...], int]]       # (values at ``levels``, pods)
+
+    def usage(self, flavor: TasFlavor, per_pod: dict[str, int]) -> dict[str, dict[str, int]]:
+        """Leaf key -> what the placed pods use there (their requests plus one pod each)."""
+        used = {}
+        for values, count in self.domains:
+            key = values[-1] if flavor.by_host else ",".join(values)
+            amounts = {resource: amount * count for resource, amount in per_pod.items()}
+            amounts["pods"] = amounts.get("pods", 0) + count
+            used[key] = amounts
+        return used
+
+    def as_json(self) -> dict:
+        return {"levels": list(self.levels),
+                "domains": [{"values": list(values), "count": count} for values, count in self.domains]}
+
+
+class _Exclusions:
+    """Why nodes were left out, for Kueue's "Total nodes: N; excluded: ..." suffix."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.selector = self.affinity = 0
+        self.taints: dict[str, int] = {}
+        self.resources: dict[str, int] = {}
+
+    def text(self) -> str:
+        reasons = []
+        if self.selector:
+            reasons.append(f"nodeSelector: {self.selector}")
+        if self.affinity:
+            reasons.append(f"affinity: {self.affinity}")
+        reasons += [f'taint "{name}": {n}' for name, n in sorted(self.taints.items())]
+        reasons += [f'resource "{name}": {n}' for name, n in sorted(self.resources.items())]
+        if not reasons:
+            return ""
+        return f". Total nodes: {self.total}; excluded: {', '.join(sorted(reasons))}"
+
+
+@dataclass
+class PodSetAsk:
+    """What one pod set asks of a TAS flavor."""
+
+    name: str
+    count: int
+    per_pod: dict[str, int]
+    request: TopologyRequest | None      # None: implied TAS (a TAS-only ClusterQueue)
+    tolerations: list
+    node_selector: dict
+    affinity_terms: list | None
+
+
+def place(flavor: TasFlavor, ask: PodSetAsk, used: dict[str, dict[str, int]] | None,
+          assumed: dict[str, dict[str, int]]) -> tuple[Placement | None, str]:
+    """Kueue's ``findTopologyAssignment`` for a pod set without a leader: the placement, or
+    why there is none. ``used``: TAS usage per leaf key (None: as if every TAS workload
+    were preempted); ``assumed``: what earlier pod sets of the workload take."""
+    plan = _plan(flavor, ask.request)
+    if isinstance(plan, str):
+        return None, plan
+    stats = _Exclusions()
+    _fill_counts(flavor, ask, used, assumed, stats, plan)
+    chosen, fit_level, balanced = None, 0, False
+    if not plan.required and not plan.unconstrained:
+        from kueuelint.admission.tas_balanced import balanced_domains
+
+        found = balanced_domains(flavor, plan, ask.count)
+        if found is not None:
+            chosen, fit_level, balanced = found[0], found[1], True
+    if chosen is None:
+        fitted = _fit_level(flavor, plan.level, ask.count, plan, stats)
+        if isinstance(fitted, str):
+            return None, fitted
+        fit_level, chosen = fitted
+    return _assignment(flavor, _descend(flavor, plan, chosen, fit_level, ask.count, balanced)), ""
+
+
+@dataclass
+class Plan:
+    """How a request reads against one flavor's levels."""
+
+    level: int               # index of the requested level
+    slice_level: int
+    slice_size: int
+    required: bool
+    unconstrained: bool      # placed with the LeastFreeCapacity profile (TASProfileMixed)
+
+
+def _plan(flavor: TasFlavor, request: TopologyRequest | None) -> Plan | str:
+    slice_size = request.slice_size if request is not None and request.slice_level else 1
+    if slice_size is None or slice_size <= 0:
+        return "slice topology requested, but slice size not provided"
+    required = request is not None and request.required is not None
+    unconstrained = request is None or request.unconstrained or (
+        request.slice_level is not None and not request.required and not request.preferred)
+    level = _level_key(flavor, request)
+    if level is None:
+        return "topology level not specified"
+    if level not in flavor.levels:
+        return f"no requested topology level: {level}"
+    slice_level = request.slice_level if request is not None and request.slice_level else flavor.levels[-1]
+    if slice_level not in flavor.levels:
+        return f"no requested topology level for slices: {slice_level}"
+    level_index, slice_index = flavor.levels.index(level), flavor.levels.index(slice_level)
+    if level_index > slice_index:
+        return f"podset slice topology {slice_level} is above the podset topology {level}"
+    return Plan(level_index, slice_index, slice_size, required, unconstrained)
+
+
+def _descend(flavor: TasFlavor, plan: Plan, chosen: list[Domain], depth: int, count: int,
+             balanced: bool) -> list[Domain]:
+    """Phase 2b: from the chosen domains down to the leaves, fewest domains at each level."""
+    unconstrained, size = plan.unconstrained, plan.slice_size
+    chosen = _to_minimum(chosen, count, size, unconstrained, True)
+    last = len(flavor.levels) - 1
+    while depth < min(last, plan.slice_level) and not balanced:
+        lower = _sorted([child for d in chosen for child in d.children], unconstrained)
+        chosen = _to_minimum(lower, count, size, unconstrained, True)
+        depth += 1
+    while depth < last:
+        step = size if depth < plan.slice_level else 1
+        below = []
+        for domain in chosen:
+            children = _sorted(domain.children, unconstrained)
+            if step > 1:
+                for child in children:
+                    child.slices = child.pods // step
+            below += _to_minimum(children, domain.pods, step, unconstrained, step > 1)
+        chosen = below
+        depth += 1
+    return chosen
+
+
+def _level_key(flavor: TasFlavor, request: TopologyRequest | None) -> str | None:
+    if request is None:
+        return flavor.levels[-1]
+    if request.required:
+        return request.required
+    if request.preferred:
+        return request.preferred
+    if request.slice_level:
+        return flavor.levels[0]
+    if request.unconstrained:
+        return flavor.levels[-1]
+    return None
+
+
+def _fill_counts(flavor: TasFlavor, ask: PodSetAsk, used, assumed, stats: _Exclusions, plan: Plan) -> None:
+    for by_values in flavor.levels_by_depth:
+        for domain in by_values.values():
+            domain.pods = domain.slices = 0
+    wanted = dict(ask.per_pod)
+    wanted["pods"] = wanted.get("pods", 0) + 1
+    wanted_items = sorted(wanted.items())
+    tolerations = list(ask.tolerations) + list(flavor.tolerations)
+    for leaf in flavor.leaves:
+        stats.total += 1
+        if flavor.by_host and not _node_admits(leaf.node, ask, tolerations, stats):
+            continue
+        leaf.pods = _count_in(wanted_items, _remaining(flavor.free[leaf.key], used, assumed, leaf.key), stats)
+    for root in flavor.levels_by_depth[0].values():
+        sum_up(root, 0, plan.slice_size, plan.slice_level)
+
+
+def _node_admits(node, ask: PodSetAsk, tolerations: list, stats: _Exclusions) -> bool:
+    for taint in node.taints:
+        if taint.get("effect") in BLOCKING_EFFECTS and not any(
+                isinstance(t, dict) and _tolerates(t, taint) for t in tolerations):
+            text = f"{taint.get('key', '')}={taint.get('value', '') or ''}:{taint.get('effect')}"
+            stats.taints[text] = stats.taints.get(text, 0) + 1
+            return False
+    labels = node.labels
+    if any(labels.get(str(k)) != str(v) for k, v in ask.node_selector.items()):
+        stats.selector += 1
+        return False
+    terms = ask.affinity_terms
+    if terms and not any(_term_matches(term, labels) for term in terms):
+        stats.affinity += 1
+        return False
+    return True
+
+
+def _term_matches(term, labels: dict) -> bool:
+    expressions = term.get("matchExpressions") if isinstance(term, dict) else None
+    if not isinstance(expressions, list) or not expressions:
+        return False
+    return all(isinstance(e, dict) and _expression_matches(e, labels) for e in expressions)
+
+
+def _remaining(free: dict[str, int], used, assumed, key: str) -> dict[str, int]:
+    taken = [] if used is None else [used.get(key)]
+    taken.append(assumed.get(key))
+    if not any(taken):
+        return free
+    left = dict(free)
+    for amounts in taken:
+        for resource, amount in (amounts or {}).items():
+            left[resource] = left.get(resource, 0) - amount
+    return left
+
+
+def _count_in(wanted_items: list[tuple[str, int]], capacity: dict[str, int], stats: _Exclusions) -> int:
+    """Pods that fit in ``capacity``; a node where none fits is counted against the resource
+    that limits it (the first by name among equals)."""
+    best, limiting = None, ""
+    for resource, amount in wanted_items:
+        fits = 2 ** 31 - 1 if amount == 0 else max(0, capacity.get(resource, 0) // amount)
+        if best is None or fits < best:
+            best, limiting = fits, resource
+    best = best or 0
+    if best == 0 and limiting:
+        stats.resources[limiting] = stats.resources.get(limiting, 0) + 1
+    return best
+
+
+def sum_up(domain: Domain, depth: int, slice_size: int, slice_index: int) -> None:
+    if not domain.children:
+        if depth == slice_index:
+            domain.slices = domain.pods // slice_size
+        return
+    pods = slices = 0
+    for child in domain.children:
+        sum_up(child, depth + 1, slice_size, slice_index)
+        pods += child.pods
+        slices += child.slices
+    domain.pods = pods
+    domain.slices = pods // slice_size if depth == slice_index else slices
+
+
+def _sorted(domains: list[Domain], unconstrained: bool) -> list[Domain]:
+    """BestFit order: most slices first, then fewest pods, then by name; LeastFreeCapacity
+    (an unconstrained request) takes the fewest slices first."""
+    if unconstrained:
+        return sorted(domains, key=lambda d: (d.slices, d.pods, d.values))
+    return sorted(domains, key=lambda d: (-d.slices, d.pods, d.values))
+
+
+def best_fit_order(domains: list[Domain]) -> list[Domain]:
+    return _sorted(domains, False)
+
+
+def _best_fit(domains: list[Domain], needed: int, slices: bool) -> Domain:
+    """The first domain with the fewest slices (or pods) still holding ``needed``."""
+    best, best_count = None, None
+    for domain in domains:
+        have = domain.slices if slices else domain.pods
+        if have >= needed and (best_count is None or have < best_count):
+            best, best_count = domain, have
+    return best if best is not None else domains[0]
+
+
+def _fit_level(flavor: TasFlavor, level_index: int, count: int, plan: Plan,
+               stats: _Exclusions) -> tuple[int, list[Domain]] | str:
+    """Kueue's ``findLevelWithFitDomains``: the domains at the requested level (or above it,
+    for a preferred request) that take every slice."""
+    domains = list(flavor.levels_by_depth[level_index].values())
+    if not domains:
+        return f"no topology domains at level: {flavor.levels[level_index]}"
+    unconstrained, size = plan.unconstrained, plan.slice_size
+    ordered = _sorted(domains, unconstrained)
+    top, wanted = ordered[0], count // size
+    if not unconstrained and top.slices >= wanted:
+        return level_index, [_best_fit(ordered, wanted, True)]
+    if unconstrained:
+        for domain in ordered:
+            if domain.slices >= wanted:
+                return level_index, [domain]
+        if plan.required:
+            return _not_fit(flavor, ordered[-1].pods, wanted, size, stats)
+    if plan.required:
+        return _not_fit(flavor, top.slices, wanted, size, stats)
+    if level_index > 0 and not unconstrained:
+        return _fit_level(flavor, level_index - 1, count, plan, stats)
+    chosen, remaining = [], wanted
+    for index, domain in enumerate(ordered):
+        if remaining <= 0:
+            break
+        if not unconstrained and domain.slices >= remaining:
+            domain = _best_fit(ordered[index:], remaining, True)
+        chosen.append(domain)
+        remaining -= domain.slices
+    if remaining > 0:
+        return _not_fit(flavor, wanted - remaining, wanted, size, stats)
+    return level_index, chosen
+
+
+def _not_fit(flavor: TasFlavor, fitting: int, wanted: int, slice_size: int, stats: _Exclusions) -> str:
+    unit = "pod" if slice_size == 1 else "slice"
+    if fitting == 0:
+        text = f'topology "{flavor.topology}" doesn\'t allow to fit any of {wanted} {unit}(s)'
+    else:
+        text = f'topology "{flavor.topology}" allows to fit only {fitting} out of {wanted} {unit}(s)'
+    return text + stats.text()
+
+
+def _to_minimum(domains: list[Domain], count: int, slice_size: int, unconstrained: bool,
+                slices: bool) -> list[Domain]:
+    """Kueue's ``updateCountsToMinimumGeneric`` without leaders: take domains in order until
+    ``count`` pods are placed, the last one chosen by best fit."""
+    result = []
+    remaining = count // slice_size if slices else count
+    for index, domain in enumerate(domains):
+        have = domain.slices if slices else domain.pods
+        if have >= remaining:
+            if not unconstrained:
+                domain = _best_fit(domains[index:], remaining, slices)
+            if slices:
+                domain.pods, domain.slices = remaining * slice_size, remaining
+            else:
+                domain.pods = remaining
+            result.append(domain)
+            return result
+        if slices:
+            domain.pods = domain.slices * slice_size
+        remaining -= have
+        result.append(domain)
+    return result
+
+
+def _assignment(flavor: TasFlavor, domains: list[Domain]) -> Placement:
+    first = len(flavor.levels) - 1 if flavor.by_host else 0
+    ordered = sorted(domains, key=lambda d: d.values)
+    return Placement(flavor.levels[first:], [(d.values[first:], d.pods) for d in ordered if d.pods > 0])

@@ -1,0 +1,299 @@
+"""Topology-aware scheduling in the simulation: the TAS flavors of a snapshot with their nodes,
+the TAS usage of admitted workloads, and the checks Kueue's flavor assigner and scheduler make
+once a workload's quota is settled (pkg/scheduler/flavorassigner/flavorassigner.go, the end of
+``assignFlavors``; pkg/scheduler/scheduler.go, ``updateAssignmentForTAS``).
+
+Built only when the snapshot has a TAS flavor: other runs never reach this module. Usage is
+kept per flavor: with TASHandleOverlappingFlavors off (its v0.19 default), a flavor's nodes
+see only the workloads placed through that flavor.
+"""
+
+from __future__ import annotations
+
+from kueuelint.admission.model import FIT, NO_FIT, PREEMPT, as_dict, as_list
+from kueuelint.admission.nodes import pod_usage, read_nodes
+from kueuelint.admission.tas import NO_NODES, PodSetAsk, Placement, TasFlavor, build_flavor, place
+
+WORKLOAD_KEY = "kueue.x-k8s.io/Workload"
+Usage = dict[str, dict[str, dict[str, int]]]     # flavor -> leaf key -> resource -> amount
+
+
+def add_usage(into: dict[str, dict[str, int]], leaves: dict[str, dict[str, int]], sign: int) -> None:
+    for leaf, amounts in leaves.items():
+        mine = into.setdefault(leaf, {})
+        for resource, amount in amounts.items():
+            mine[resource] = mine.get(resource, 0) + sign * amount
+
+
+class Topologies:
+    """The TAS flavors and who uses which node. ``flavors`` maps every ResourceFlavor naming a
+    Topology to its tree (None when the Topology does not exist); ``has_nodes`` is False when
+    the snapshot holds no Node, and then nothing is placed."""
+
+    def __init__(self, flavors: dict[str, TasFlavor | None], has_nodes: bool) -> None:
+        self.flavors = flavors
+        self.has_nodes = has_nodes
+        # flavor -> leaf key -> resource -> TAS usage
+        self.usage: dict[str, dict[str, dict[str, int]]] = {}
+        self.held: dict[str, Usage] = {}          # workload key -> its usage, in the same shape
+        self._reserved: list[Usage] = []          # for the current cycle only
+        self._tas_only: dict[str, bool] = {}
+
+    # --- usage ------------------------------------------------------------------------------
+
+    def hold(self, key: str, used: Usage) -> None:
+        if key in self.held:
+            self.release(key)
+        self.held[key] = used
+        self._charge(used, 1)
+
+    def release(self, key: str) -> None:
+        used = self.held.pop(key, None)
+        if used is not None:
+            self._charge(used, -1)
+
+    def reserve_for_cycle(self, used: Usage) -> None:
+        self._reserved.append(used)
+        self._charge(used, 1)
+
+    def end_cycle(self) -> None:
+        for used in self._reserved:
+            self._charge(used, -1)
+        self._reserved = []
+
+    def _charge(self, used: Usage, sign: int) -> None:
+        for flavor, leaves in used.items():
+            add_usage(self.usage.setdefault(flavor, {}), leaves, sign)
+
+    # --- what Kueue asks of a flavor and a pod set -----------------------------------------
+
+    def is_tas_only(self, cq) -> bool:
+        known = self._tas_only.get(cq.name)
+        if known is None:
+            known = self._tas_only[cq.name] = all(
+                self.flavors.get(f) is not None for g in cq.groups for f in g.flavors)
+        return known
+
+    def mismatch(self, cq, pod_set, flavor: str, covered: tuple[str, ...]) -> str | None:
+        """Kueue's ``checkPodSetAndFlavorMatchForTAS``: why a flavor cannot take a pod set."""
+        request = pod_set.topology
+        is_tas = flavor in self.flavors
+        if request is None and self.is_tas_only(cq):
+            return None
+        if request is not None:
+            if not is_tas:
+                if not any(r in covered for r in pod_set.per_pod):
+                    return None
+                return f'Flavor "{flavor}" does not support TopologyAwareScheduling'
+            tree = self.flavors[flavor]
+            if tree is None:
+                return f'Flavor "{flavor}" information missing in TAS cache'
+            if not tree.has_levels(request):
+                return f'Flavor "{flavor}" does not contain the requested level'
+            return None
+        if is_tas:
+            return f'Flavor "{flavor}" supports only TopologyAwareScheduling'
+        return None
+
+    # --- the check after quota ------------------------------------------------------------
+
+    def check(self, cq, workload, assignment) -> None:
+        """Place the TAS pod sets of an assignment that is not NoFit, as Kueue does after the
+        quota: a Fit that cannot be placed becomes Preempt (with the reason); a Preempt that
+        cannot be placed even on empty nodes becomes NoFit."""
+        if assignment.mode == NO_FIT:
+            return
+        asks = self._asks(cq, workload, assignment)
+        if not asks:
+            return
+        if not self.has_nodes:
+            for _, _, result in asks:
+                result.topology = NO_NODES
+            return
+        if assignment.mode == FIT:
+            failed = self._place_all(asks, self.usage)
+            if failed is None:
+                return
+            result, reason = failed
+            result.reasons.append(reason)
+            result.mode = PREEMPT
+            assignment.mode = PREEMPT
+        if self._place_all(asks, None) is not None:
+            for _, _, result in asks:
+                result.mode = NO_FIT
+            assignment.mode = NO_FIT
+            return
+        for _, _, result in asks:
+            result.mode = min(result.mode, PREEMPT)
+        assignment.mode = min(assignment.mode, PREEMPT)
+
+    def _asks(self, cq, workload, assignment) -> list[tuple[TasFlavor, PodSetAsk, object]]:
+        asks = []
+        for pod_set, result in zip(workload.pod_sets, assignment.pod_sets):
+            request = pod_set.topology
+            if request is None and not self.is_tas_only(cq):
+                continue
+            names = sorted({f for f in result.flavors.values() if self.flavors.get(f) is not None})
+            if len(names) != 1 or result.count == 0:
+                continue
+            asks.append((self.flavors[names[0]], PodSetAsk(
+                pod_set.name, result.count, pod_set.per_pod, request, pod_set.tolerations,
+                pod_set.node_selector, pod_set.affinity_terms), result))
+        # Kueue places flavor by flavor, by name; the pod sets of a flavor in their order.
+        asks.sort(key=lambda item: item[0].name)
+        return asks
+
+    def _place_all(self, asks, usage: dict | None) -> tuple[object, str] | None:
+        """Place every ask, each seeing what the earlier ones of its flavor took; on success
+        the placements are kept on the results. ``usage``: per flavor (None: every TAS
+        workload gone). Returns the first failure (result, reason)."""
+        assumed: dict[str, dict[str, dict[str, int]]] = {}
+        placed = []
+        for flavor, ask, result in asks:
+            mine = assumed.setdefault(flavor.name, {})
+            used = None if usage is None else usage.get(flavor.name, {})
+            placement, reason = place(flavor, ask, used, mine)
+            if placement is None:
+                return result, reason
+            placed.append((result, placement))
+            add_usage(mine, placement.usage(flavor, ask.per_pod), 1)
+        for result, placement in placed:
+            result.topology = placement
+        return None
+
+    def usage_of(self, workload, assignment) -> Usage:
+        """What an assignment's placed pod sets use, per flavor and leaf."""
+        used: Usage = {}
+        for pod_set, result in zip(workload.pod_sets, assignment.pod_sets):
+            placement = result.topology
+            if isinstance(placement, Placement):
+                flavor = self._flavor_of(result)
+                add_usage(used.setdefault(flavor.name, {}), placement.usage(flavor, pod_set.per_pod), 1)
+        return used
+
+    def _flavor_of(self, result) -> TasFlavor:
+        return next(self.flavors[f] for f in result.flavors.values() if self.flavors.get(f) is not None)
+
+    def still_fits(self, workload, assignment) -> bool:
+        """Kueue's ``Fits`` at admission: do the placed pods still fit on their nodes, now that
+        earlier workloads of the cycle took their share?"""
+        for pod_set, result in zip(workload.pod_sets, assignment.pod_sets):
+            placement = result.topology
+            if not isinstance(placement, Placement):
+                continue
+            flavor = self._flavor_of(result)
+            for leaf, amounts in placement.usage(flavor, pod_set.per_pod).items():
+                free = flavor.free.get(leaf)
+                if free is None:
+                    return False
+                taken = self.usage.get(flavor.name, {}).get(leaf, {})
+                if any(free.get(r, 0) - taken.get(r, 0) < amount for r, amount in amounts.items()):
+                    return False
+        return True
+
+
+# --- building ---------------------------------------------------------------------------------
+
+def build_topologies(inventory) -> Topologies | None:
+    """The snapshot's TAS flavors, nodes and admitted TAS usage; None without a TAS flavor."""
+    levels = {obj.name: _levels(obj) for obj in inventory.kueue_of_kind("Topology")}
+    named = [(obj, obj.spec.get("topologyName")) for obj in inventory.kueue_of_kind("ResourceFlavor")]
+    named = [(obj, topology) for obj, topology in named if isinstance(topology, str) and topology]
+    if not named:
+        return None
+    nodes = read_nodes(inventory)
+    flavors: dict[str, TasFlavor | None] = {}
+    for obj, topology in named:
+        if obj.name in flavors:
+            continue
+        if not levels.get(topology):
+            flavors[obj.name] = None
+            continue
+        spec = obj.spec
+        flavors[obj.name] = build_flavor(obj.name, topology, levels[topology], as_dict(spec.get("nodeLabels")),
+                                         as_list(spec.get("tolerations")), (nodes or {}).values())
+    topologies = Topologies(flavors, nodes is not None)
+    for obj in inventory.of_kind(WORKLOAD_KEY):
+        used = _held_usage(obj, topologies)
+        if used:
+            topologies.hold(f"{obj.namespace}/{obj.name}", used)
+    return topologies
+
+
+def _levels(obj) -> tuple[str, ...]:
+    found = []
+    for level in as_list(obj.spec.get("levels")):
+        label = level.get("nodeLabel") if isinstance(level, dict) else None
+        if isinstance(label, str) and label:
+            found.append(label)
+    return tuple(found)
+
+
+def _held_usage(obj, topologies: Topologies) -> Usage:
+    """What an admitted Workload's recorded topology assignments use, per leaf."""
+    from kueuelint.admission.workloads import HOLDS, standing
+
+    admission = obj.get("status", "admission")
+    if not isinstance(admission, dict) or standing(obj)[0] != HOLDS:
+        return {}
+    templates = {str(ps.get("name")): ps.get("template") for ps in as_list(obj.get("spec", "podSets"))
+                 if isinstance(ps, dict)}
+    used: Usage = {}
+    for assignment in as_list(admission.get("podSetAssignments")):
+        if not isinstance(assignment, dict) or not isinstance(assignment.get("topologyAssignment"), dict):
+            continue
+        flavor = _tas_flavor_of(assignment, topologies)
+        if flavor is None:
+            continue
+        template = as_dict(templates.get(str(assignment.get("name"))))
+        per_pod = pod_usage(as_dict(template.get("spec")))
+        for values, count in decode_assignment(assignment["topologyAssignment"]):
+            key = values[-1] if flavor.by_host else ",".join(values)
+            mine = used.setdefault(flavor.name, {}).setdefault(key, {})
+            for resource, amount in per_pod.items():
+                mine[resource] = mine.get(resource, 0) + amount * count
+            mine["pods"] = mine.get("pods", 0) + count
+    return used
+
+
+def _tas_flavor_of(assignment: dict, topologies: Topologies) -> TasFlavor | None:
+    for name in as_dict(assignment.get("flavors")).values():
+        found = topologies.flavors.get(str(name))
+        if found is not None:
+            return found
+    return None
+
+
+def decode_assignment(data: dict) -> list[tuple[tuple[str, ...], int]]:
+    """(values per level, pods) of a v1beta2 TopologyAssignment (compressed into slices of
+    domains sharing a prefix and suffix), or of the v1beta1 form with a plain domain list."""
+    if isinstance(data.get("domains"), list):
+        return [(tuple(str(v) for v in as_list(d.get("values"))), int(d.get("count") or 0))
+                for d in data["domains"] if isinstance(d, dict)]
+    found = []
+    for piece in as_list(data.get("slices")):
+        if not isinstance(piece, dict):
+            continue
+        size = piece.get("domainCount") if isinstance(piece.get("domainCount"), int) else 0
+        columns = [_level_values(v, size) for v in as_list(piece.get("valuesPerLevel"))]
+        counts = _counts(as_dict(piece.get("podCounts")), size)
+        for index in range(size):
+            found.append((tuple(column[index] for column in columns), counts[index]))
+    return found
+
+
+def _level_values(values, size: int) -> list[str]:
+    values = as_dict(values)
+    if "universal" in values:
+        return [str(values["universal"])] * size
+    individual = as_dict(values.get("individual"))
+    prefix, suffix = str(individual.get("prefix") or ""), str(individual.get("suffix") or "")
+    roots = [str(r) for r in as_list(individual.get("roots"))]
+    return [prefix + root + suffix for root in roots] + [""] * (size - len(roots))
+
+
+def _counts(counts: dict, size: int) -> list[int]:
+    if "universal" in counts:
+        return [int(counts["universal"])] * size
+    listed = [int(c) for c in as_list(counts.get("individual")) if isinstance(c, int)]
+    return listed + [0] * (size - len(listed))
