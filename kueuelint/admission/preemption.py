@@ -52,8 +52,8 @@ def find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
     if not _may_evict(cq):
         return []
     node = state.tree.queues.get(cq.name)
-    if not state.frozen or node is None:
-        return _find_targets(state, cq, preemptor, requests)
+    if not state.frozen or node is None or (state.topology is not None and state.topology.preemptor):
+        return _find_targets(state, cq, preemptor, requests)     # (node usage is not in the memo's stamp)
     # Fair sharing compares shares over every resource: its answers depend on all usage.
     root, frs = node.root(), None if state.fair_sharing else sorted(requests)
     key = ("targets", cq.name, preemptor_identity(cq, preemptor), tuple(sorted(requests.items())))
@@ -211,7 +211,7 @@ def _minimal_set(state, cq, requests, candidates, allow_borrowing) -> list[_Cand
     for candidate in candidates:
         if candidate.workload.cluster_queue != cq.name and not _still_borrowing(state, ancestors, candidate, requests):
             continue
-        state.charge(candidate.workload.cluster_queue, _contested(candidate, requests), -1)
+        _take(state, candidate, requests, -1)
         removed.append(candidate)
         if _fits(state, cq, requests, allow_borrowing):
             fitted = True
@@ -221,10 +221,10 @@ def _minimal_set(state, cq, requests, candidates, allow_borrowing) -> list[_Cand
         return []
     chosen = [removed[-1]]
     for candidate in reversed(removed[:-1]):
-        state.charge(candidate.workload.cluster_queue, _contested(candidate, requests), 1)
+        _take(state, candidate, requests, 1)
         if _fits(state, cq, requests, allow_borrowing):
             continue    # not needed after all: it stays admitted
-        state.charge(candidate.workload.cluster_queue, _contested(candidate, requests), -1)
+        _take(state, candidate, requests, -1)
         chosen.append(candidate)
     _restore(state, chosen, requests)
     order = {id(c): i for i, c in enumerate(removed)}
@@ -370,7 +370,15 @@ def _fits_freed(state, cq, requests, per_queue: dict[str, dict[FR, int]], allow_
 
 def _restore(state: State, candidates: list[_Candidate], requests) -> None:
     for candidate in candidates:
-        state.charge(candidate.workload.cluster_queue, _contested(candidate, requests), 1)
+        _take(state, candidate, requests, 1)
+
+
+def _take(state: State, candidate: _Candidate, requests, sign: int) -> None:
+    """Give back (-1) or take again (1) a candidate's contested quota, and its nodes when a
+    TAS preemptor is being fitted."""
+    state.charge(candidate.workload.cluster_queue, _contested(candidate, requests), sign)
+    if state.topology is not None:
+        state.topology.set_aside(candidate.workload.key, sign < 0)
 
 
 def _fits(state: State, cq: ClusterQueue, requests: dict[FR, int], allow_borrowing: bool) -> bool:
@@ -381,7 +389,7 @@ def _fits(state: State, cq: ClusterQueue, requests: dict[FR, int], allow_borrowi
             return False
         if not allow_borrowing and node.borrows_with(fr, value):
             return False
-    return True
+    return state.topology is None or state.topology.preemptor_fits()
 
 
 def _still_borrowing(state: State, ancestors: set[int], candidate: _Candidate, requests) -> bool:

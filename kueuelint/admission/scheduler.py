@@ -222,11 +222,16 @@ class Simulator:
         if assignment.mode in (FIT, NO_FIT) or not assignment.preempt_frs:
             return []
         requests = {fr: assignment.usage[fr] for fr in assignment.preempt_frs}
+        if self.state.topology is not None:
+            return self.state.topology.targets(
+                cq, workload, assignment, lambda: find_targets(self.state, cq, workload, requests))
         return find_targets(self.state, cq, workload, requests)
 
     # --- processing ------------------------------------------------------------------------
 
     def _process(self, entry: Entry, run: _Cycle) -> None:
+        if self.state.topology is not None:
+            self._refit_topology(entry, run)
         wl, cq, assignment = entry.workload, entry.cq, entry.assignment
         queue = self.queues[cq.name]
         if assignment is None:
@@ -240,24 +245,20 @@ class Simulator:
         elif not self._still_fits(assignment.usage, cq, run.freed):
             self._record(wl, Outcome("pending", "WaitingForQuota", NO_LONGER_FITS, cq.name))
             queue.push(wl)
-        elif self.state.topology is not None and not self._topology_still_fits(entry, run):
-            self._record(wl, Outcome("pending", "WaitingForQuota", NO_LONGER_FITS, cq.name))
-            queue.push(wl)
         else:
-            self._admit(entry, entry.assignment or assignment)
+            self._admit(entry, assignment)
             run.changed_roots.add(run.root)
 
-    def _topology_still_fits(self, entry: Entry, run: _Cycle) -> bool:
-        """Kueue's TAS fit check at admission; when an earlier workload of the cycle took the
-        nodes, the assignment is computed again (TASRecomputeAssignmentWithinSchedulingCycle)."""
-        topology, assignment = self.state.topology, entry.assignment
-        if assignment is None or topology.still_fits(entry.workload, assignment):
-            return True
-        again, targets = self.assign(entry.workload, entry.cq)
-        if again.mode != FIT or targets or not self._still_fits(again.usage, entry.cq, run.freed):
-            return False
-        entry.assignment = again
-        return True
+    def _refit_topology(self, entry: Entry, run: _Cycle) -> None:
+        """Kueue's fit check before admitting: when an earlier workload of the cycle took the
+        nodes of a fitting workload's placement, its assignment is computed again
+        (TASRecomputeAssignmentWithinSchedulingCycle) and processed as it now stands."""
+        assignment = entry.assignment
+        if assignment is None or assignment.mode != FIT or entry.targets \
+                or not self._still_fits(assignment.usage, entry.cq, run.freed) \
+                or self.state.topology.still_fits(entry.workload, assignment):
+            return
+        entry.assignment, entry.targets = self.assign(entry.workload, entry.cq)
 
     def _not_fitting(self, entry: Entry, assignment: Assignment, run: _Cycle) -> None:
         wl, cq = entry.workload, entry.cq
@@ -301,6 +302,8 @@ class Simulator:
             return
         self.state.charge(cq.name, assignment.usage)
         run.reserved.append((cq.name, assignment.usage))
+        if self.state.topology is not None:
+            self.state.topology.reserve_for_cycle(self.state.topology.usage_of(wl, assignment))
         run.add_targets(entry.targets, run.rank)
         message = f"{assignment.message()}. Pending the preemption of {len(entry.targets)} workload(s)"
         self._record(wl, Outcome("preempting", "WaitingForPreemptedWorkloads", message, cq.name,

@@ -10,6 +10,7 @@ see only the workloads placed through that flavor.
 
 from __future__ import annotations
 
+from kueuelint.accounting.quota import flavor_resource
 from kueuelint.admission.model import FIT, NO_FIT, PREEMPT, as_dict, as_list
 from kueuelint.admission.nodes import pod_usage, read_nodes
 from kueuelint.admission.tas import NO_NODES, PodSetAsk, Placement, TasFlavor, build_flavor, place
@@ -37,6 +38,8 @@ class Topologies:
         self.usage: dict[str, dict[str, dict[str, int]]] = {}
         self.held: dict[str, Usage] = {}          # workload key -> its usage, in the same shape
         self._reserved: list[Usage] = []          # for the current cycle only
+        self.preemptor: list = []                 # asks of the workload looking for victims
+        self._aside: set[str] = set()             # its candidates, counted as gone
         self._tas_only: dict[str, bool] = {}
 
     # --- usage ------------------------------------------------------------------------------
@@ -51,6 +54,38 @@ class Topologies:
         used = self.held.pop(key, None)
         if used is not None:
             self._charge(used, -1)
+
+    def set_aside(self, key: str, aside: bool) -> None:
+        """Count a preemption candidate's nodes as free (or in use again)."""
+        if aside == (key in self._aside) or key not in self.held:
+            return
+        self._charge(self.held[key], -1 if aside else 1)
+        if aside:
+            self._aside.add(key)
+        else:
+            self._aside.discard(key)
+
+    def preemptor_fits(self) -> bool:
+        """Would the preemptor's TAS pod sets be placed with the candidates set aside so far?
+        (Kueue's ``workloadFits`` during a preemption search.)"""
+        return not self.preemptor or self._place_all(self.preemptor, self.usage, keep=False) is None
+
+    def targets(self, cq, workload, assignment, find) -> list:
+        """Run ``find`` (the preemption search) with the workload's TAS pod sets to fit; when it
+        finds victims, place the pod sets as if they were gone (``updateAssignmentForTAS``)."""
+        asks = self._asks(cq, workload, assignment) if self.has_nodes else []
+        self.preemptor = asks
+        try:
+            found = find()
+        finally:
+            self.preemptor = []
+        if found and asks:
+            for target in found:
+                self.set_aside(target.workload.key, True)
+            self._place_all(asks, self.usage)
+            for target in found:
+                self.set_aside(target.workload.key, False)
+        return found
 
     def reserve_for_cycle(self, used: Usage) -> None:
         self._reserved.append(used)
@@ -116,15 +151,18 @@ class Topologies:
                 return
             result, reason = failed
             result.reasons.append(reason)
-            result.mode = PREEMPT
             assignment.mode = PREEMPT
         if self._place_all(asks, None) is not None:
             for _, _, result in asks:
                 result.mode = NO_FIT
             assignment.mode = NO_FIT
             return
+        # Every TAS pod set may need victims: its quota may fit while its nodes are taken.
         for _, _, result in asks:
             result.mode = min(result.mode, PREEMPT)
+            for resource, flavor in result.flavors.items():
+                result.modes[resource] = min(result.modes.get(resource, FIT), PREEMPT)
+                assignment.preempt_frs.add(flavor_resource(flavor, resource))
         assignment.mode = min(assignment.mode, PREEMPT)
 
     def _asks(self, cq, workload, assignment) -> list[tuple[TasFlavor, PodSetAsk, object]]:
@@ -143,7 +181,7 @@ class Topologies:
         asks.sort(key=lambda item: item[0].name)
         return asks
 
-    def _place_all(self, asks, usage: dict | None) -> tuple[object, str] | None:
+    def _place_all(self, asks, usage: dict | None, keep: bool = True) -> tuple[object, str] | None:
         """Place every ask, each seeing what the earlier ones of its flavor took; on success
         the placements are kept on the results. ``usage``: per flavor (None: every TAS
         workload gone). Returns the first failure (result, reason)."""
@@ -157,7 +195,7 @@ class Topologies:
                 return result, reason
             placed.append((result, placement))
             add_usage(mine, placement.usage(flavor, ask.per_pod), 1)
-        for result, placement in placed:
+        for result, placement in placed if keep else ():
             result.topology = placement
         return None
 
