@@ -1,14 +1,15 @@
 """Topology-Aware Scheduling: where on the nodes of a TAS flavor a pod set would go.
 
 Follows Kueue v0.19.2 (pkg/cache/scheduler/tas_flavor_snapshot.go) with its feature gates at
-their defaults: the BestFit profile (TASProfileMixed, TASBalancedPlacement and
-TASRespectNodeAffinityPreferred are off), usage of hostname-level topologies shared between
-flavors (TASHandleOverlappingFlavors on), one slice layer (TASMultiLayerTopology off). Pod set
-groups (a leader pod set placed with its workers) are not modelled.
+their defaults (pkg/features/kube_features.go): the Mixed profile (TASProfileMixed, beta:
+BestFit, and LeastFreeCapacity for an unconstrained request), no balanced placement
+(TASBalancedPlacement is alpha) and no preferred node affinity (TASRespectNodeAffinityPreferred,
+alpha). Not modelled: pod set groups (a leader placed with its workers), slice layers beyond the
+first (TASMultiLayerTopology), replacing failed nodes, elastic workloads.
 
 Phase 1 counts how many pods (and slices) fit in each domain, leaves first; phase 2 picks the
 domains at the requested level (going up a level for a preferred topology that fits nowhere)
-and walks down, filling the fullest-fitting domains first.
+and walks down, filling the best-fitting domains first.
 """
 
 from __future__ import annotations
@@ -82,17 +83,6 @@ class Domain:
         self.pods = 0              # phase 1: pods that fit; phase 2: pods assigned
         self.slices = 0
 
-    def clone(self) -> Domain:
-        """A copy of the subtree with its counts, for balanced placement to prune."""
-        copy = Domain(self.values)
-        copy.node, copy.key, copy.pods, copy.slices = self.node, self.key, self.pods, self.slices
-        copy.children = [child.clone() for child in self.children]
-        return copy
-
-    def clear(self) -> None:
-        self.pods = self.slices = 0
-        for child in self.children:
-            child.clear()
 
 
 @dataclass
@@ -110,6 +100,12 @@ class TasFlavor:
     @property
     def by_host(self) -> bool:
         return self.levels[-1] == HOSTNAME
+
+    @property
+    def usage_bucket(self) -> str:
+        """Where its TAS usage is kept: hostname-level flavors share one bucket, as nodes are
+        the same whichever flavor placed the pods (TASHandleOverlappingFlavors, beta)."""
+        return "" if self.by_host else self.name
 
     def has_levels(self, request: TopologyRequest | None) -> bool:
         """Kueue's ``HasLevel``: the flavor's topology has every level the request names."""
@@ -223,19 +219,11 @@ def place(flavor: TasFlavor, ask: PodSetAsk, used: dict[str, dict[str, int]] | N
         return None, plan
     stats = _Exclusions()
     _fill_counts(flavor, ask, used, assumed, stats, plan)
-    chosen, fit_level, balanced = None, 0, False
-    if not plan.required and not plan.unconstrained:
-        from kueuelint.admission.tas_balanced import balanced_domains
-
-        found = balanced_domains(flavor, plan, ask.count)
-        if found is not None:
-            chosen, fit_level, balanced = found[0], found[1], True
-    if chosen is None:
-        fitted = _fit_level(flavor, plan.level, ask.count, plan, stats)
-        if isinstance(fitted, str):
-            return None, fitted
-        fit_level, chosen = fitted
-    return _assignment(flavor, _descend(flavor, plan, chosen, fit_level, ask.count, balanced)), ""
+    fitted = _fit_level(flavor, plan.level, ask.count, plan, stats)
+    if isinstance(fitted, str):
+        return None, fitted
+    fit_level, chosen = fitted
+    return _assignment(flavor, _descend(flavor, plan, chosen, fit_level, ask.count)), ""
 
 
 @dataclass
@@ -270,13 +258,12 @@ def _plan(flavor: TasFlavor, request: TopologyRequest | None) -> Plan | str:
     return Plan(level_index, slice_index, slice_size, required, unconstrained)
 
 
-def _descend(flavor: TasFlavor, plan: Plan, chosen: list[Domain], depth: int, count: int,
-             balanced: bool) -> list[Domain]:
+def _descend(flavor: TasFlavor, plan: Plan, chosen: list[Domain], depth: int, count: int) -> list[Domain]:
     """Phase 2b: from the chosen domains down to the leaves, fewest domains at each level."""
     unconstrained, size = plan.unconstrained, plan.slice_size
     chosen = _to_minimum(chosen, count, size, unconstrained, True)
     last = len(flavor.levels) - 1
-    while depth < min(last, plan.slice_level) and not balanced:
+    while depth < min(last, plan.slice_level):
         lower = _sorted([child for d in chosen for child in d.children], unconstrained)
         chosen = _to_minimum(lower, count, size, unconstrained, True)
         depth += 1
@@ -322,7 +309,7 @@ def _fill_counts(flavor: TasFlavor, ask: PodSetAsk, used, assumed, stats: _Exclu
             continue
         leaf.pods = _count_in(wanted_items, _remaining(flavor.free[leaf.key], used, assumed, leaf.key), stats)
     for root in flavor.levels_by_depth[0].values():
-        sum_up(root, 0, plan.slice_size, plan.slice_level)
+        _sum_up(root, 0, plan.slice_size, plan.slice_level)
 
 
 def _node_admits(node, ask: PodSetAsk, tolerations: list, stats: _Exclusions) -> bool:
@@ -376,14 +363,14 @@ def _count_in(wanted_items: list[tuple[str, int]], capacity: dict[str, int], sta
     return best
 
 
-def sum_up(domain: Domain, depth: int, slice_size: int, slice_index: int) -> None:
+def _sum_up(domain: Domain, depth: int, slice_size: int, slice_index: int) -> None:
     if not domain.children:
         if depth == slice_index:
             domain.slices = domain.pods // slice_size
         return
     pods = slices = 0
     for child in domain.children:
-        sum_up(child, depth + 1, slice_size, slice_index)
+        _sum_up(child, depth + 1, slice_size, slice_index)
         pods += child.pods
         slices += child.slices
     domain.pods = pods
@@ -396,10 +383,6 @@ def _sorted(domains: list[Domain], unconstrained: bool) -> list[Domain]:
     if unconstrained:
         return sorted(domains, key=lambda d: (d.slices, d.pods, d.values))
     return sorted(domains, key=lambda d: (-d.slices, d.pods, d.values))
-
-
-def best_fit_order(domains: list[Domain]) -> list[Domain]:
-    return _sorted(domains, False)
 
 
 def _best_fit(domains: list[Domain], needed: int, slices: bool) -> Domain:

@@ -4,8 +4,8 @@ once a workload's quota is settled (pkg/scheduler/flavorassigner/flavorassigner.
 ``assignFlavors``; pkg/scheduler/scheduler.go, ``updateAssignmentForTAS``).
 
 Built only when the snapshot has a TAS flavor: other runs never reach this module. Usage is
-kept per flavor: with TASHandleOverlappingFlavors off (its v0.19 default), a flavor's nodes
-see only the workloads placed through that flavor.
+kept per bucket (``TasFlavor.usage_bucket``): one shared by the flavors whose lowest level is
+the hostname, one per other flavor.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from kueuelint.admission.nodes import pod_usage, read_nodes
 from kueuelint.admission.tas import NO_NODES, PodSetAsk, Placement, TasFlavor, build_flavor, place
 
 WORKLOAD_KEY = "kueue.x-k8s.io/Workload"
-Usage = dict[str, dict[str, dict[str, int]]]     # flavor -> leaf key -> resource -> amount
+Usage = dict[str, dict[str, dict[str, int]]]     # bucket -> leaf key -> resource -> amount
 
 
 def add_usage(into: dict[str, dict[str, int]], leaves: dict[str, dict[str, int]], sign: int) -> None:
@@ -34,7 +34,7 @@ class Topologies:
     def __init__(self, flavors: dict[str, TasFlavor | None], has_nodes: bool) -> None:
         self.flavors = flavors
         self.has_nodes = has_nodes
-        # flavor -> leaf key -> resource -> TAS usage
+        # bucket -> leaf key -> resource -> TAS usage
         self.usage: dict[str, dict[str, dict[str, int]]] = {}
         self.held: dict[str, Usage] = {}          # workload key -> its usage, in the same shape
         self._reserved: list[Usage] = []          # for the current cycle only
@@ -182,14 +182,14 @@ class Topologies:
         return asks
 
     def _place_all(self, asks, usage: dict | None, keep: bool = True) -> tuple[object, str] | None:
-        """Place every ask, each seeing what the earlier ones of its flavor took; on success
-        the placements are kept on the results. ``usage``: per flavor (None: every TAS
+        """Place every ask, each seeing what the earlier ones of its bucket took; on success
+        the placements are kept on the results. ``usage``: per bucket (None: every TAS
         workload gone). Returns the first failure (result, reason)."""
         assumed: dict[str, dict[str, dict[str, int]]] = {}
         placed = []
         for flavor, ask, result in asks:
-            mine = assumed.setdefault(flavor.name, {})
-            used = None if usage is None else usage.get(flavor.name, {})
+            mine = assumed.setdefault(flavor.usage_bucket, {})
+            used = None if usage is None else usage.get(flavor.usage_bucket, {})
             placement, reason = place(flavor, ask, used, mine)
             if placement is None:
                 return result, reason
@@ -206,7 +206,7 @@ class Topologies:
             placement = result.topology
             if isinstance(placement, Placement):
                 flavor = self._flavor_of(result)
-                add_usage(used.setdefault(flavor.name, {}), placement.usage(flavor, pod_set.per_pod), 1)
+                add_usage(used.setdefault(flavor.usage_bucket, {}), placement.usage(flavor, pod_set.per_pod), 1)
         return used
 
     def _flavor_of(self, result) -> TasFlavor:
@@ -224,7 +224,7 @@ class Topologies:
                 free = flavor.free.get(leaf)
                 if free is None:
                     return False
-                taken = self.usage.get(flavor.name, {}).get(leaf, {})
+                taken = self.usage.get(flavor.usage_bucket, {}).get(leaf, {})
                 if any(free.get(r, 0) - taken.get(r, 0) < amount for r, amount in amounts.items()):
                     return False
         return True
@@ -287,7 +287,7 @@ def _held_usage(obj, topologies: Topologies) -> Usage:
         per_pod = pod_usage(as_dict(template.get("spec")))
         for values, count in decode_assignment(assignment["topologyAssignment"]):
             key = values[-1] if flavor.by_host else ",".join(values)
-            mine = used.setdefault(flavor.name, {}).setdefault(key, {})
+            mine = used.setdefault(flavor.usage_bucket, {}).setdefault(key, {})
             for resource, amount in per_pod.items():
                 mine[resource] = mine.get(resource, 0) + amount * count
             mine["pods"] = mine.get("pods", 0) + count
