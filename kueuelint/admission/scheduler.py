@@ -250,13 +250,16 @@ class Simulator:
             run.changed_roots.add(run.root)
 
     def _refit_topology(self, entry: Entry, run: _Cycle) -> None:
-        """Kueue's fit check before admitting: when an earlier workload of the cycle took the
-        nodes of a fitting workload's placement, its assignment is computed again
-        (TASRecomputeAssignmentWithinSchedulingCycle) and processed as it now stands."""
+        """Kueue's fit check before admitting or preempting (``fits``, with the cycle's victims
+        and the entry's own gone): when an earlier workload of the cycle took the nodes of its
+        placement, the assignment is computed again (TASRecomputeAssignmentWithinSchedulingCycle)
+        and processed as it now stands."""
         assignment = entry.assignment
-        if assignment is None or assignment.mode != FIT or entry.targets \
-                or not self._still_fits(assignment.usage, entry.cq, run.freed) \
-                or self.state.topology.still_fits(entry.workload, assignment):
+        if assignment is None or (assignment.mode != FIT and not entry.targets):
+            return
+        gone = run.targets + entry.targets
+        if not self._still_fits(assignment.usage, entry.cq, _freed_with(run.freed, entry.targets)) \
+                or self.state.topology.still_fits(entry.workload, assignment, [t.workload.key for t in gone]):
             return
         entry.assignment, entry.targets = self.assign(entry.workload, entry.cq)
 

@@ -212,9 +212,20 @@ class Topologies:
     def _flavor_of(self, result) -> TasFlavor:
         return next(self.flavors[f] for f in result.flavors.values() if self.flavors.get(f) is not None)
 
-    def still_fits(self, workload, assignment) -> bool:
+    def still_fits(self, workload, assignment, gone: list[str]) -> bool:
         """Kueue's ``Fits`` at admission: do the placed pods still fit on their nodes, now that
-        earlier workloads of the cycle took their share?"""
+        earlier workloads of the cycle took their share, with the workloads ``gone`` (keys)
+        counted as preempted?"""
+        aside = [key for key in gone if key not in self._aside]
+        for key in aside:
+            self.set_aside(key, True)
+        try:
+            return self._placements_fit(workload, assignment)
+        finally:
+            for key in aside:
+                self.set_aside(key, False)
+
+    def _placements_fit(self, workload, assignment) -> bool:
         for pod_set, result in zip(workload.pod_sets, assignment.pod_sets):
             placement = result.topology
             if not isinstance(placement, Placement):
