@@ -6,6 +6,7 @@ from kueuelint.accounting.quantity import format_quantity
 from kueuelint.admission.flavors import Assignment, FlavorAssigner
 from kueuelint.admission.model import FIT, Pending
 from kueuelint.admission.run import Result
+from kueuelint.admission.tas import NO_NODES
 
 VERSION = 1
 QUOTA_RESULTS = ("pending",)
@@ -19,9 +20,19 @@ def to_json(result: Result, incoming_only: bool = False) -> dict:
             seen.add(target.workload.key)
             preempted.append({"workload": target.workload.key, "reason": target.reason})
     data = {"version": VERSION, "cycles": result.cycles, "workloads": workloads, "preempted": preempted}
-    if result.warnings:
-        data["warnings"] = list(result.warnings)
+    warnings = list(result.warnings) + _unplaced_warning(workloads)
+    if warnings:
+        data["warnings"] = warnings
     return data
+
+
+def _unplaced_warning(workloads: list[dict]) -> list[str]:
+    """One line when TAS workloads were admitted on quota alone, for want of nodes."""
+    count = sum(1 for w in workloads if any(ps.get("topology") == NO_NODES for ps in w["podSets"]))
+    if not count:
+        return []
+    return [f"{count} workload(s) admitted on quota alone, {NO_NODES}; add the output of "
+            "`kubectl get nodes,pods -A -o json` to the snapshot to check placement"]
 
 
 def _workload_json(result: Result, wl: Pending) -> dict:

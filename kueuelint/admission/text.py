@@ -44,6 +44,7 @@ def _workload_lines(entry: dict) -> list[str]:
     for ps in entry["podSets"]:
         parts = [f"{r}={ps['flavors'][r]} ({ps['usage'][r]})" for r in ps["flavors"]]
         lines.append(f"  pod set {ps['name']} x{ps['count']}: {', '.join(parts)}")
+        lines += _topology_lines(ps)
     if entry.get("borrowing"):
         borrowed = entry.get("borrowed") or {}
         detail = "; ".join(f"{f}: " + ", ".join(f"{r} {q}" for r, q in res.items()) for f, res in borrowed.items())
@@ -58,6 +59,17 @@ def _workload_lines(entry: dict) -> list[str]:
         lines.append(f"  ClusterQueue status: {entry['clusterQueueStatus']}")
     lines += _hint_lines(entry.get("hints"), src.get("kind") == "Job")
     return lines
+
+
+def _topology_lines(pod_set: dict) -> list[str]:
+    """Where a TAS pod set's pods go (pods per domain), or why that was not checked."""
+    if "topology" in pod_set:
+        return [f"    {pod_set['topology']}"]
+    placed = pod_set.get("topologyAssignment")
+    if not placed:
+        return []
+    domains = ", ".join(f"{'/'.join(d['values'])} x{d['count']}" for d in placed["domains"])
+    return [f"    on {'/'.join(placed['levels'])}: {domains}"]
 
 
 def _hint_lines(hints: dict | None, is_job: bool) -> list[str]:
