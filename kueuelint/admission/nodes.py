@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from kueuelint.accounting.quantity import safe_parse, to_kueue_units
+from kueuelint.admission.matching import BLOCKING_EFFECTS, _expression_matches, _tolerates
 
 TAS_POD_ANNOTATIONS = (
     "kueue.x-k8s.io/podset-required-topology",
@@ -40,9 +41,11 @@ class Node:
         return free
 
 
-def read_nodes(inventory) -> dict[str, Node] | None:
+def read_nodes(inventory, count_tas_pods: bool = False) -> dict[str, Node] | None:
     """The snapshot's schedulable nodes by name, with their pods' usage; None when the
-    snapshot holds no Node at all (nothing about placement can be said then)."""
+    snapshot holds no Node at all (nothing about placement can be said then). TAS pods are
+    left out unless ``count_tas_pods`` (Kueue counts them through their Workloads; the
+    cluster autoscaler sees every pod)."""
     listed = inventory.of_kind("Node")
     if not listed:
         return None
@@ -52,7 +55,7 @@ def read_nodes(inventory) -> dict[str, Node] | None:
         if node is not None and obj.name not in nodes:
             nodes[obj.name] = node
     for obj in inventory.of_kind("Pod"):
-        _charge_pod(obj, nodes)
+        _charge_pod(obj, nodes, count_tas_pods)
     return nodes
 
 
@@ -78,11 +81,11 @@ def _ready(conditions) -> bool:
     return any(isinstance(c, dict) and c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
 
 
-def _charge_pod(obj, nodes: dict[str, Node]) -> None:
+def _charge_pod(obj, nodes: dict[str, Node], count_tas_pods: bool) -> None:
     node = nodes.get(str(obj.get("spec", "nodeName") or ""))
     if node is None or obj.get("status", "phase") in TERMINATED_PHASES:
         return
-    if any(key in obj.annotations for key in TAS_POD_ANNOTATIONS):
+    if not count_tas_pods and any(key in obj.annotations for key in TAS_POD_ANNOTATIONS):
         return
     used = node.used
     for resource, amount in pod_usage(obj.spec).items():
@@ -137,3 +140,29 @@ def _units(resource: str, value) -> int | None:
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         return None
     return _cached_units(resource, str(value))
+
+
+# --- does a pod go on a node ---------------------------------------------------------------------
+
+def untolerated_taint(node: Node, tolerations: list) -> dict | None:
+    """The first NoSchedule/NoExecute taint of the node that no toleration covers."""
+    for taint in node.taints:
+        if taint.get("effect") in BLOCKING_EFFECTS and not any(
+                isinstance(t, dict) and _tolerates(t, taint) for t in tolerations):
+            return taint
+    return None
+
+
+def selects(node: Node, selector: dict) -> bool:
+    return all(node.labels.get(str(k)) == str(v) for k, v in selector.items())
+
+
+def affinity_allows(node: Node, terms: list | None) -> bool:
+    """Required node affinity: some term whose expressions all hold (no terms: any node)."""
+    return not terms or any(_term_matches(term, node.labels) for term in terms)
+
+
+def _term_matches(term, labels: dict) -> bool:
+    expressions = term.get("matchExpressions") if isinstance(term, dict) else None
+    return isinstance(expressions, list) and bool(expressions) and all(
+        isinstance(e, dict) and _expression_matches(e, labels) for e in expressions)

@@ -54,6 +54,8 @@ def _workload_json(result: Result, wl: Pending) -> dict:
     cq = result.state.queues.get(outcome.cluster_queue or "")
     if outcome.result == "admitted" and cq is not None and cq.admission_checks:
         entry["admissionChecks"] = list(cq.admission_checks)
+        if wl.key in result.checks:
+            entry["admissionCheckStates"] = result.checks[wl.key]
     if outcome.result == "admitted" and shown is not None and shown.borrowing:
         entry["borrowed"] = borrowed_json(result, outcome.cluster_queue, shown)
     if outcome.result == "inadmissible" and cq is not None and cq.inactive:

@@ -33,6 +33,8 @@ class Result:
     state: State
     warnings: list[str] = field(default_factory=list)
     incoming: set[str] = field(default_factory=set)     # keys of the workloads given to admit
+    # workload key -> states of its check-capacity admission checks (capacity.decide_checks)
+    checks: dict[str, list[dict]] = field(default_factory=dict)
 
 
 def simulate(inventory, incoming: list, max_cycles: int | None = None, jobs: int | None = None,
@@ -82,8 +84,13 @@ def _simulate(inventory, incoming: list, max_cycles: int | None, jobs: int | Non
                     jobs, progress)
     outcomes.update(done.outcomes)
     state.read_unadopted()
-    return Result(pending, outcomes, done.preempted, done.cycles, state, warnings + done.warnings,
-                  {wl.key for wl in pending[first_incoming:]})
+    result = Result(pending, outcomes, done.preempted, done.cycles, state, warnings + done.warnings,
+                    {wl.key for wl in pending[first_incoming:]})
+    if inventory.kueue_of_kind("AdmissionCheck"):
+        from kueuelint.admission.capacity import decide_checks     # only setups with checks need it
+
+        result.checks = decide_checks(inventory, result)
+    return result
 
 
 def _snapshot_workloads(inventory, incoming: list, priorities: Priorities,

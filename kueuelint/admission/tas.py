@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kueuelint.admission.matching import BLOCKING_EFFECTS, _expression_matches, _tolerates
+from kueuelint.admission.nodes import affinity_allows, selects, untolerated_taint
 
 HOSTNAME = "kubernetes.io/hostname"
 REQUIRED = "kueue.x-k8s.io/podset-required-topology"
@@ -313,28 +313,20 @@ def _fill_counts(flavor: TasFlavor, ask: PodSetAsk, used, assumed, stats: _Exclu
 
 
 def _node_admits(node, ask: PodSetAsk, tolerations: list, stats: _Exclusions) -> bool:
-    for taint in node.taints:
-        if taint.get("effect") in BLOCKING_EFFECTS and not any(
-                isinstance(t, dict) and _tolerates(t, taint) for t in tolerations):
-            text = f"{taint.get('key', '')}={taint.get('value', '') or ''}:{taint.get('effect')}"
-            stats.taints[text] = stats.taints.get(text, 0) + 1
-            return False
-    labels = node.labels
-    if any(labels.get(str(k)) != str(v) for k, v in ask.node_selector.items()):
+    """Kueue's feasibility checker: taints first, then the node selector, then affinity."""
+    taint = untolerated_taint(node, tolerations)
+    if taint is not None:
+        value = taint.get("value") or ""      # corev1.Taint.ToString: key[=value]:effect
+        text = f"{taint.get('key', '')}{'=' + str(value) if value else ''}:{taint.get('effect')}"
+        stats.taints[text] = stats.taints.get(text, 0) + 1
+        return False
+    if not selects(node, ask.node_selector):
         stats.selector += 1
         return False
-    terms = ask.affinity_terms
-    if terms and not any(_term_matches(term, labels) for term in terms):
+    if not affinity_allows(node, ask.affinity_terms):
         stats.affinity += 1
         return False
     return True
-
-
-def _term_matches(term, labels: dict) -> bool:
-    expressions = term.get("matchExpressions") if isinstance(term, dict) else None
-    if not isinstance(expressions, list) or not expressions:
-        return False
-    return all(isinstance(e, dict) and _expression_matches(e, labels) for e in expressions)
 
 
 def _remaining(free: dict[str, int], used, assumed, key: str) -> dict[str, int]:

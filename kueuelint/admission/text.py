@@ -52,12 +52,23 @@ def _workload_lines(entry: dict) -> list[str]:
     for victim in entry["preempts"]:
         lines.append(f"  preempts {victim['workload']}: {victim['reason']} - {REASON_TEXT.get(victim['reason'], '')}")
     if entry.get("admissionChecks"):
-        lines.append(f"  quota reserved; waiting for AdmissionCheck {', '.join(entry['admissionChecks'])}")
+        lines += _check_lines(entry)
     if result != "admitted":
         lines.append(f"  {entry['message']}")
     if entry.get("clusterQueueStatus"):
         lines.append(f"  ClusterQueue status: {entry['clusterQueueStatus']}")
     lines += _hint_lines(entry.get("hints"), src.get("kind") == "Job")
+    return lines
+
+
+def _check_lines(entry: dict) -> list[str]:
+    """Checks decided on the snapshot's nodes (check-capacity) say how they stand; the others
+    are waited for."""
+    decided = {state["name"]: state for state in entry.get("admissionCheckStates", ())}
+    waiting = [name for name in entry["admissionChecks"] if name not in decided]
+    lines = [f"  AdmissionCheck {name}: {state['state']} - {state['message']}" for name, state in decided.items()]
+    if waiting:
+        lines.append(f"  quota reserved; waiting for AdmissionCheck {', '.join(waiting)}")
     return lines
 
 
