@@ -10,6 +10,13 @@ times, on the same objects:
   quiescence - the figure the 2 s budget is about. With more than one idle core (or
   ``--jobs``), the cohort trees are split over two processes as ``kueuelint admit`` does.
 
+With ``--tas``, the cluster also has nodes and a topology-aware part (``tas_objects``):
+2,000 Ready nodes (10 blocks of 20 racks of 10 nodes) running 20,000 non-Kueue pods, a
+Topology and two TAS flavors, 20 more ClusterQueues in two cohorts with 1,000 admitted
+Workloads placed on the nodes (their recorded topology assignments) and 1,000 pending ones
+asking for a required rack or block, a preferred rack, an unconstrained placement, or nothing
+(implicit TAS). Its time minus the plain run's is what the TAS scenarios add.
+
 With ``--end-to-end``, the same objects are also written as a snapshot file, as
 ``kubectl get -o json`` and ``-o yaml`` write them (one ``kind: List``), and a whole
 ``kueuelint admit --snapshot FILE --format json`` process is timed on each: reading, deriving,
@@ -22,7 +29,7 @@ so that a ratio compares runs under the same load; each time is printed, with th
 the fastest. On a shared machine single runs vary by 10-30%.
 
 Usage: python bench/admit_bench.py [--scale 1] [--scale 2] [--seed 7] [--jobs N] [--repeat N]
-       [--end-to-end] [--installed]
+       [--tas] [--end-to-end] [--installed]
 """
 
 from __future__ import annotations
@@ -66,6 +73,90 @@ def generate(scale: float, seed: int) -> list[dict]:
     for index in range(pending):
         objects.append(_workload(rng, f"wait{index}", f"cq{rng.randrange(queues)}", admitted=False))
     return objects
+
+
+TAS_BLOCKS, TAS_RACKS, TAS_NODES = 10, 20, 10          # per cluster, per block, per rack
+TAS_LEVELS = ("example.com/block", "example.com/rack", "kubernetes.io/hostname")
+TAS_FLAVORS = ("tas-a", "tas-b")                          # blocks 0-4 and 5-9
+TAS_REQUESTS = ((), ("required", "example.com/rack"), ("required", "example.com/block"),
+                ("preferred", "example.com/rack"), ("unconstrained", "true"))
+
+
+def tas_objects(seed: int) -> list[dict]:
+    """Nodes, running pods and a topology-aware part of the cluster (see the docstring)."""
+    rng = random.Random(seed + 1)
+    objects = [{"apiVersion": KUEUE, "kind": "Topology", "metadata": {"name": "default"},
+                "spec": {"levels": [{"nodeLabel": level} for level in TAS_LEVELS]}}]
+    objects += [{"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": {"name": name},
+                 "spec": {"nodeLabels": {"pool": name}, "topologyName": "default"}} for name in TAS_FLAVORS]
+    hosts = []
+    for block in range(TAS_BLOCKS):
+        for rack in range(TAS_RACKS):
+            for node in range(TAS_NODES):
+                hosts.append((f"b{block}-r{rack}-n{node}", block, rack))
+    for host, block, rack in hosts:
+        objects.append(_node(host, block, rack))
+        objects += [_running_pod(f"{host}-p{p}", host, rng) for p in range(10)]
+    for q in range(20):
+        objects += _tas_queue(f"tas{q}", f"tasco{q % 2}", TAS_FLAVORS[q % 2])
+    hosts_of = {flavor: [h for h, b, _ in hosts if (b < TAS_BLOCKS // 2) == (flavor == TAS_FLAVORS[0])]
+                for flavor in TAS_FLAVORS}
+    for index in range(1000):
+        queue = index % 20
+        objects.append(_tas_workload(rng, f"tasrun{index}", queue, hosts_of[TAS_FLAVORS[queue % 2]]))
+    for index in range(1000):
+        objects.append(_tas_workload(rng, f"taswait{index}", rng.randrange(20), None))
+    return objects
+
+
+def _node(host: str, block: int, rack: int) -> dict:
+    labels = {"pool": TAS_FLAVORS[block >= TAS_BLOCKS // 2], TAS_LEVELS[0]: f"b{block}",
+              TAS_LEVELS[1]: f"b{block}-r{rack}", TAS_LEVELS[2]: host}
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": host, "labels": labels},
+            "status": {"allocatable": {"cpu": "64", "memory": "256Gi", "pods": "110"},
+                       "conditions": [{"type": "Ready", "status": "True"}]}}
+
+
+def _running_pod(name: str, host: str, rng: random.Random) -> dict:
+    cpu, memory = rng.choice(((1, 2), (2, 4), (500, 1)))
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "apps"},
+            "spec": {"nodeName": host, "containers": [{"name": "c", "image": "x", "resources": {
+                "requests": {"cpu": f"{cpu}m" if cpu > 100 else str(cpu), "memory": f"{memory}Gi"}}}]},
+            "status": {"phase": "Running"}}
+
+
+def _tas_queue(name: str, cohort: str, flavor: str) -> list[dict]:
+    spec = {"cohortName": cohort, "namespaceSelector": {}, "preemption": {"withinClusterQueue": "LowerPriority"},
+            "resourceGroups": [_group(("cpu", "memory"), (flavor,), {"cpu": 2000, "memory": "8000Gi"})]}
+    local = {"apiVersion": KUEUE, "kind": "LocalQueue", "metadata": {"name": f"lq-{name}", "namespace": "bench"},
+             "spec": {"clusterQueue": name}}
+    return [{"apiVersion": KUEUE, "kind": "ClusterQueue", "metadata": {"name": name}, "spec": spec}, local]
+
+
+def _tas_workload(rng: random.Random, name: str, queue: int, hosts: list[str] | None) -> dict:
+    """A TAS Workload; admitted (placed one pod per host from a random start) when given hosts."""
+    cpu, mem = rng.choice(((4, 16), (8, 32))) if hosts else rng.choice(((4, 16), (8, 32), (16, 64)))
+    count = rng.choice((2, 4)) if hosts else rng.choice((2, 4, 8, 16))
+    template: dict = {"spec": {"containers": [{"name": "c", "image": "x", "resources": {
+        "requests": {"cpu": str(cpu), "memory": f"{mem}Gi"}}}]}}
+    asked = rng.choice(TAS_REQUESTS)
+    if asked:
+        template["metadata"] = {"annotations": {f"kueue.x-k8s.io/podset-{asked[0]}-topology": asked[1]}}
+    data = {"apiVersion": KUEUE, "kind": "Workload",
+            "metadata": {"name": name, "namespace": "bench", "uid": name,
+                         "creationTimestamp": f"2026-01-{1 + rng.randrange(28):02d}T{rng.randrange(24):02d}:00:00Z"},
+            "spec": {"queueName": f"lq-tas{queue}", "priority": rng.randrange(4) * 100,
+                     "podSets": [{"name": "main", "count": count, "template": template}]}}
+    if hosts is not None:
+        start = rng.randrange(len(hosts) - count)
+        flavor = TAS_FLAVORS[queue % 2]
+        placed = {"levels": [TAS_LEVELS[-1]], "domains": [{"values": [h], "count": 1} for h in hosts[start:start + count]]}
+        data["status"] = {"admission": {"clusterQueue": f"tas{queue}", "podSetAssignments": [
+            {"name": "main", "count": count, "flavors": {"cpu": flavor, "memory": flavor},
+             "resourceUsage": {"cpu": str(cpu * count), "memory": f"{mem * count}Gi"}, "topologyAssignment": placed}]},
+            "conditions": [{"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved",
+                            "message": "", "lastTransitionTime": data["metadata"]["creationTimestamp"]}]}
+    return data
 
 
 def _flavor(name: str) -> dict:
@@ -137,8 +228,8 @@ def to_objects(dicts: list[dict]):
     return [identify(Document(source, index, data)) for index, data in enumerate(dicts)]
 
 
-def measure(scale: float, seed: int, jobs: int | None = None) -> dict:
-    objects = to_objects(generate(scale, seed))
+def measure(scale: float, seed: int, jobs: int | None = None, tas: bool = False) -> dict:
+    objects = to_objects(generate(scale, seed) + (tas_objects(seed) if tas else []))
     inventory = Inventory(objects)
     started = time.perf_counter()
     simulate(inventory, [], max_cycles=1, jobs=1)  # cold: derives and caches every pod set
@@ -202,7 +293,7 @@ def _report(rows: list[dict]) -> None:
 
 def _repeated(scales: list[float], args) -> dict[float, list[dict]]:
     """Each scale ``args.repeat`` times, a new process each time, the scales taking turns."""
-    command = [sys.executable, __file__, "--one-row", "--seed", str(args.seed)]
+    command = [sys.executable, __file__, "--one-row", "--seed", str(args.seed)] + (["--tas"] if args.tas else [])
     command += ["--jobs", str(args.jobs)] if args.jobs else []
     command += ["--installed"] if args.installed else []
     rows: dict[float, list[dict]] = {scale: [] for scale in scales}
@@ -241,11 +332,13 @@ def main() -> None:
                         help="measure the installed kueuelint instead of this source tree")
     parser.add_argument("--repeat", type=int, default=1,
                         help="measure each scale this many times, each in a new process")
+    parser.add_argument("--tas", action="store_true",
+                        help="add 2,000 nodes, 20,000 running pods and a topology-aware part of the cluster")
     parser.add_argument("--one-row", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     scales = args.scale or [1, 2]
     if args.one_row:        # a measurement of --repeat, in its own process
-        print(json.dumps(measure(scales[0], args.seed, args.jobs)))
+        print(json.dumps(measure(scales[0], args.seed, args.jobs, args.tas)))
         return
     from kueuelint.cores import default_jobs
 
@@ -256,7 +349,7 @@ def main() -> None:
     elif len(scales) > 1:
         _report([runs[0] for runs in _repeated(scales, args).values()])
     else:
-        _report([measure(scales[0], args.seed, args.jobs)])
+        _report([measure(scales[0], args.seed, args.jobs, args.tas)])
     if args.end_to_end:
         for scale in args.scale or [1, 2]:
             times = end_to_end(scale, args.seed, args.jobs, args.installed)

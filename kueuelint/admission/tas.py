@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kueuelint.admission.nodes import affinity_allows, selects, untolerated_taint
 
 HOSTNAME = "kubernetes.io/hostname"
 REQUIRED = "kueue.x-k8s.io/podset-required-topology"
@@ -73,21 +72,20 @@ def _request(required, preferred, unconstrained, slice_level, slice_size) -> Top
 # --- the topology tree of one flavor ----------------------------------------------------------
 
 class Domain:
-    __slots__ = ("values", "children", "node", "key", "pods", "slices")
+    __slots__ = ("values", "children", "parent", "node", "key")
 
-    def __init__(self, values: tuple[str, ...]) -> None:
+    def __init__(self, values: tuple[str, ...], parent: Domain | None) -> None:
         self.values = values
         self.children: list[Domain] = []
+        self.parent = parent
         self.node = None           # the Node of a leaf, when the lowest level is the hostname
         self.key = ""              # a leaf's domain ID, under which its usage is kept
-        self.pods = 0              # phase 1: pods that fit; phase 2: pods assigned
-        self.slices = 0
-
 
 
 @dataclass
 class TasFlavor:
-    """A ResourceFlavor with a ``topologyName`` whose Topology exists, and its nodes' tree."""
+    """A ResourceFlavor with a ``topologyName`` whose Topology exists, and its nodes' tree.
+    ``counts`` keeps phase 1 per pod shape, brought up to date as usage changes (tas_counts)."""
 
     name: str
     topology: str
@@ -95,7 +93,9 @@ class TasFlavor:
     tolerations: list
     levels_by_depth: list[dict[tuple, Domain]] = field(default_factory=list)
     leaves: list[Domain] = field(default_factory=list)
+    leaf_of: dict[str, Domain] = field(default_factory=dict)          # leaf key -> leaf
     free: dict[str, dict[str, int]] = field(default_factory=dict)     # leaf key -> capacity
+    counts: dict[tuple, object] = field(default_factory=dict)         # shape -> tas_counts.Counts
 
     @property
     def by_host(self) -> bool:
@@ -127,7 +127,7 @@ class TasFlavor:
         for depth in range(len(values)):
             known = self.levels_by_depth[depth].get(values[:depth + 1])
             if known is None:
-                known = self.levels_by_depth[depth][values[:depth + 1]] = Domain(values[:depth + 1])
+                known = self.levels_by_depth[depth][values[:depth + 1]] = Domain(values[:depth + 1], parent)
                 if parent is not None:
                     parent.children.append(known)
             parent = known
@@ -136,6 +136,7 @@ class TasFlavor:
         if not leaf.key:
             leaf.key, leaf.node = key, node
             self.leaves.append(leaf)
+            self.leaf_of[key] = leaf
             self.free[key] = {}
         free = self.free[key]
         for resource, amount in node.free().items():
@@ -174,28 +175,6 @@ class Placement:
                 "domains": [{"values": list(values), "count": count} for values, count in self.domains]}
 
 
-class _Exclusions:
-    """Why nodes were left out, for Kueue's "Total nodes: N; excluded: ..." suffix."""
-
-    def __init__(self) -> None:
-        self.total = 0
-        self.selector = self.affinity = 0
-        self.taints: dict[str, int] = {}
-        self.resources: dict[str, int] = {}
-
-    def text(self) -> str:
-        reasons = []
-        if self.selector:
-            reasons.append(f"nodeSelector: {self.selector}")
-        if self.affinity:
-            reasons.append(f"affinity: {self.affinity}")
-        reasons += [f'taint "{name}": {n}' for name, n in sorted(self.taints.items())]
-        reasons += [f'resource "{name}": {n}' for name, n in sorted(self.resources.items())]
-        if not reasons:
-            return ""
-        return f". Total nodes: {self.total}; excluded: {', '.join(sorted(reasons))}"
-
-
 @dataclass
 class PodSetAsk:
     """What one pod set asks of a TAS flavor."""
@@ -209,23 +188,6 @@ class PodSetAsk:
     affinity_terms: list | None
 
 
-def place(flavor: TasFlavor, ask: PodSetAsk, used: dict[str, dict[str, int]] | None,
-          assumed: dict[str, dict[str, int]]) -> tuple[Placement | None, str]:
-    """Kueue's ``findTopologyAssignment`` for a pod set without a leader: the placement, or
-    why there is none. ``used``: TAS usage per leaf key (None: as if every TAS workload
-    were preempted); ``assumed``: what earlier pod sets of the workload take."""
-    plan = _plan(flavor, ask.request)
-    if isinstance(plan, str):
-        return None, plan
-    stats = _Exclusions()
-    _fill_counts(flavor, ask, used, assumed, stats, plan)
-    fitted = _fit_level(flavor, plan.level, ask.count, plan, stats)
-    if isinstance(fitted, str):
-        return None, fitted
-    fit_level, chosen = fitted
-    return _assignment(flavor, _descend(flavor, plan, chosen, fit_level, ask.count)), ""
-
-
 @dataclass
 class Plan:
     """How a request reads against one flavor's levels."""
@@ -235,6 +197,42 @@ class Plan:
     slice_size: int
     required: bool
     unconstrained: bool      # placed with the LeastFreeCapacity profile (TASProfileMixed)
+
+
+class _Tree:
+    """One placement's view of phase 1: pods and slices that fit per domain, and the pods
+    phase 2 assigns (Kueue keeps both in one mutable state; here capacity stays shared)."""
+
+    def __init__(self, pods: dict, slices: dict, unconstrained: bool) -> None:
+        self.pods, self.slices, self.unconstrained = pods, slices, unconstrained
+        self.assigned: dict[Domain, int] = {}
+
+    def sorted(self, domains: list[Domain], slices: dict | None = None) -> list[Domain]:
+        """BestFit order: most slices first, then fewest pods, then by name; LeastFreeCapacity
+        (an unconstrained request) takes the fewest slices first."""
+        pods, slices = self.pods, slices or self.slices
+        if self.unconstrained:
+            return sorted(domains, key=lambda d: (slices[d], pods[d], d.values))
+        return sorted(domains, key=lambda d: (-slices[d], pods[d], d.values))
+
+
+def place(flavor: TasFlavor, ask: PodSetAsk, used: dict[str, dict[str, int]] | None,
+          assumed: dict[str, dict[str, int]]) -> tuple[Placement | None, str]:
+    """Kueue's ``findTopologyAssignment`` for a pod set without a leader: the placement, or
+    why there is none. ``used``: TAS usage per leaf key (None: as if every TAS workload
+    were preempted); ``assumed``: what earlier pod sets of the workload take."""
+    from kueuelint.admission.tas_counts import counts_for
+
+    plan = _plan(flavor, ask.request)
+    if isinstance(plan, str):
+        return None, plan
+    counts = counts_for(flavor, ask, used, assumed)
+    tree = _Tree(counts.pods, _slices(flavor, counts.pods, plan), plan.unconstrained)
+    fitted = _fit_level(flavor, plan.level, ask.count, plan, tree, counts.stats)
+    if isinstance(fitted, str):
+        return None, fitted
+    fit_level, chosen = fitted
+    return _assignment(flavor, _descend(flavor, plan, tree, chosen, fit_level, ask.count), tree), ""
 
 
 def _plan(flavor: TasFlavor, request: TopologyRequest | None) -> Plan | str:
@@ -258,29 +256,6 @@ def _plan(flavor: TasFlavor, request: TopologyRequest | None) -> Plan | str:
     return Plan(level_index, slice_index, slice_size, required, unconstrained)
 
 
-def _descend(flavor: TasFlavor, plan: Plan, chosen: list[Domain], depth: int, count: int) -> list[Domain]:
-    """Phase 2b: from the chosen domains down to the leaves, fewest domains at each level."""
-    unconstrained, size = plan.unconstrained, plan.slice_size
-    chosen = _to_minimum(chosen, count, size, unconstrained, True)
-    last = len(flavor.levels) - 1
-    while depth < min(last, plan.slice_level):
-        lower = _sorted([child for d in chosen for child in d.children], unconstrained)
-        chosen = _to_minimum(lower, count, size, unconstrained, True)
-        depth += 1
-    while depth < last:
-        step = size if depth < plan.slice_level else 1
-        below = []
-        for domain in chosen:
-            children = _sorted(domain.children, unconstrained)
-            if step > 1:
-                for child in children:
-                    child.slices = child.pods // step
-            below += _to_minimum(children, domain.pods, step, unconstrained, step > 1)
-        chosen = below
-        depth += 1
-    return chosen
-
-
 def _level_key(flavor: TasFlavor, request: TopologyRequest | None) -> str | None:
     if request is None:
         return flavor.levels[-1]
@@ -295,134 +270,92 @@ def _level_key(flavor: TasFlavor, request: TopologyRequest | None) -> str | None
     return None
 
 
-def _fill_counts(flavor: TasFlavor, ask: PodSetAsk, used, assumed, stats: _Exclusions, plan: Plan) -> None:
-    for by_values in flavor.levels_by_depth:
-        for domain in by_values.values():
-            domain.pods = domain.slices = 0
-    wanted = dict(ask.per_pod)
-    wanted["pods"] = wanted.get("pods", 0) + 1
-    wanted_items = sorted(wanted.items())
-    tolerations = list(ask.tolerations) + list(flavor.tolerations)
-    for leaf in flavor.leaves:
-        stats.total += 1
-        if flavor.by_host and not _node_admits(leaf.node, ask, tolerations, stats):
-            continue
-        leaf.pods = _count_in(wanted_items, _remaining(flavor.free[leaf.key], used, assumed, leaf.key), stats)
+def _slices(flavor: TasFlavor, pods: dict, plan: Plan) -> dict:
+    """Slices per domain (Kueue's ``fillInCountsHelper``): pods // size at the slice level,
+    the sum of the children's above it, none below. One pod per slice at the lowest level
+    (no slice requested) makes them the pod counts themselves."""
+    if plan.slice_size == 1 and plan.slice_level == len(flavor.levels) - 1:
+        return pods
+    slices: dict = {}
     for root in flavor.levels_by_depth[0].values():
-        _sum_up(root, 0, plan.slice_size, plan.slice_level)
+        _slices_below(root, 0, pods, plan, slices)
+    return slices
 
 
-def _node_admits(node, ask: PodSetAsk, tolerations: list, stats: _Exclusions) -> bool:
-    """Kueue's feasibility checker: taints first, then the node selector, then affinity."""
-    taint = untolerated_taint(node, tolerations)
-    if taint is not None:
-        value = taint.get("value") or ""      # corev1.Taint.ToString: key[=value]:effect
-        text = f"{taint.get('key', '')}{'=' + str(value) if value else ''}:{taint.get('effect')}"
-        stats.taints[text] = stats.taints.get(text, 0) + 1
-        return False
-    if not selects(node, ask.node_selector):
-        stats.selector += 1
-        return False
-    if not affinity_allows(node, ask.affinity_terms):
-        stats.affinity += 1
-        return False
-    return True
+def _slices_below(domain: Domain, depth: int, pods: dict, plan: Plan, slices: dict) -> int:
+    below = sum(_slices_below(child, depth + 1, pods, plan, slices) for child in domain.children)
+    found = pods[domain] // plan.slice_size if depth == plan.slice_level else below
+    slices[domain] = found
+    return found
 
 
-def _remaining(free: dict[str, int], used, assumed, key: str) -> dict[str, int]:
-    taken = [] if used is None else [used.get(key)]
-    taken.append(assumed.get(key))
-    if not any(taken):
-        return free
-    left = dict(free)
-    for amounts in taken:
-        for resource, amount in (amounts or {}).items():
-            left[resource] = left.get(resource, 0) - amount
-    return left
+def _descend(flavor: TasFlavor, plan: Plan, tree: _Tree, chosen: list[Domain], depth: int,
+             count: int) -> list[Domain]:
+    """Phase 2b: from the chosen domains down to the leaves, fewest domains at each level."""
+    size = plan.slice_size
+    chosen = _to_minimum(tree, chosen, count, size, True)
+    last = len(flavor.levels) - 1
+    while depth < min(last, plan.slice_level):
+        chosen = _to_minimum(tree, tree.sorted([child for d in chosen for child in d.children]), count, size, True)
+        depth += 1
+    while depth < last:
+        step = size if depth < plan.slice_level else 1
+        below = []
+        for domain in chosen:
+            children = tree.sorted(domain.children)
+            local = {child: tree.pods[child] // step for child in children} if step > 1 else None
+            below += _to_minimum(tree, children, tree.assigned[domain], step, step > 1, local)
+        chosen = below
+        depth += 1
+    return chosen
 
 
-def _count_in(wanted_items: list[tuple[str, int]], capacity: dict[str, int], stats: _Exclusions) -> int:
-    """Pods that fit in ``capacity``; a node where none fits is counted against the resource
-    that limits it (the first by name among equals)."""
-    best, limiting = None, ""
-    for resource, amount in wanted_items:
-        fits = 2 ** 31 - 1 if amount == 0 else max(0, capacity.get(resource, 0) // amount)
-        if best is None or fits < best:
-            best, limiting = fits, resource
-    best = best or 0
-    if best == 0 and limiting:
-        stats.resources[limiting] = stats.resources.get(limiting, 0) + 1
-    return best
-
-
-def _sum_up(domain: Domain, depth: int, slice_size: int, slice_index: int) -> None:
-    if not domain.children:
-        if depth == slice_index:
-            domain.slices = domain.pods // slice_size
-        return
-    pods = slices = 0
-    for child in domain.children:
-        _sum_up(child, depth + 1, slice_size, slice_index)
-        pods += child.pods
-        slices += child.slices
-    domain.pods = pods
-    domain.slices = pods // slice_size if depth == slice_index else slices
-
-
-def _sorted(domains: list[Domain], unconstrained: bool) -> list[Domain]:
-    """BestFit order: most slices first, then fewest pods, then by name; LeastFreeCapacity
-    (an unconstrained request) takes the fewest slices first."""
-    if unconstrained:
-        return sorted(domains, key=lambda d: (d.slices, d.pods, d.values))
-    return sorted(domains, key=lambda d: (-d.slices, d.pods, d.values))
-
-
-def _best_fit(domains: list[Domain], needed: int, slices: bool) -> Domain:
+def _best_fit(domains: list[Domain], needed: int, have: dict) -> Domain:
     """The first domain with the fewest slices (or pods) still holding ``needed``."""
     best, best_count = None, None
     for domain in domains:
-        have = domain.slices if slices else domain.pods
-        if have >= needed and (best_count is None or have < best_count):
-            best, best_count = domain, have
+        count = have[domain]
+        if count >= needed and (best_count is None or count < best_count):
+            best, best_count = domain, count
     return best if best is not None else domains[0]
 
 
-def _fit_level(flavor: TasFlavor, level_index: int, count: int, plan: Plan,
-               stats: _Exclusions) -> tuple[int, list[Domain]] | str:
+def _fit_level(flavor: TasFlavor, level_index: int, count: int, plan: Plan, tree: _Tree,
+               stats) -> tuple[int, list[Domain]] | str:
     """Kueue's ``findLevelWithFitDomains``: the domains at the requested level (or above it,
     for a preferred request) that take every slice."""
     domains = list(flavor.levels_by_depth[level_index].values())
     if not domains:
         return f"no topology domains at level: {flavor.levels[level_index]}"
-    unconstrained, size = plan.unconstrained, plan.slice_size
-    ordered = _sorted(domains, unconstrained)
+    unconstrained, size, slices = plan.unconstrained, plan.slice_size, tree.slices
+    ordered = tree.sorted(domains)
     top, wanted = ordered[0], count // size
-    if not unconstrained and top.slices >= wanted:
-        return level_index, [_best_fit(ordered, wanted, True)]
+    if not unconstrained and slices[top] >= wanted:
+        return level_index, [_best_fit(ordered, wanted, slices)]
     if unconstrained:
         for domain in ordered:
-            if domain.slices >= wanted:
+            if slices[domain] >= wanted:
                 return level_index, [domain]
         if plan.required:
-            return _not_fit(flavor, ordered[-1].pods, wanted, size, stats)
+            return _not_fit(flavor, tree.pods[ordered[-1]], wanted, size, stats)
     if plan.required:
-        return _not_fit(flavor, top.slices, wanted, size, stats)
+        return _not_fit(flavor, slices[top], wanted, size, stats)
     if level_index > 0 and not unconstrained:
-        return _fit_level(flavor, level_index - 1, count, plan, stats)
+        return _fit_level(flavor, level_index - 1, count, plan, tree, stats)
     chosen, remaining = [], wanted
     for index, domain in enumerate(ordered):
         if remaining <= 0:
             break
-        if not unconstrained and domain.slices >= remaining:
-            domain = _best_fit(ordered[index:], remaining, True)
+        if not unconstrained and slices[domain] >= remaining:
+            domain = _best_fit(ordered[index:], remaining, slices)
         chosen.append(domain)
-        remaining -= domain.slices
+        remaining -= slices[domain]
     if remaining > 0:
         return _not_fit(flavor, wanted - remaining, wanted, size, stats)
     return level_index, chosen
 
 
-def _not_fit(flavor: TasFlavor, fitting: int, wanted: int, slice_size: int, stats: _Exclusions) -> str:
+def _not_fit(flavor: TasFlavor, fitting: int, wanted: int, slice_size: int, stats) -> str:
     unit = "pod" if slice_size == 1 else "slice"
     if fitting == 0:
         text = f'topology "{flavor.topology}" doesn\'t allow to fit any of {wanted} {unit}(s)'
@@ -431,31 +364,29 @@ def _not_fit(flavor: TasFlavor, fitting: int, wanted: int, slice_size: int, stat
     return text + stats.text()
 
 
-def _to_minimum(domains: list[Domain], count: int, slice_size: int, unconstrained: bool,
-                slices: bool) -> list[Domain]:
+def _to_minimum(tree: _Tree, domains: list[Domain], count: int, slice_size: int, by_slices: bool,
+                local: dict | None = None) -> list[Domain]:
     """Kueue's ``updateCountsToMinimumGeneric`` without leaders: take domains in order until
-    ``count`` pods are placed, the last one chosen by best fit."""
+    ``count`` pods are placed, the last one chosen by best fit (not under LeastFreeCapacity).
+    ``local``: slices per domain recomputed for an inner slice size."""
+    have = (local or tree.slices) if by_slices else tree.pods
     result = []
-    remaining = count // slice_size if slices else count
+    remaining = count // slice_size if by_slices else count
     for index, domain in enumerate(domains):
-        have = domain.slices if slices else domain.pods
-        if have >= remaining:
-            if not unconstrained:
-                domain = _best_fit(domains[index:], remaining, slices)
-            if slices:
-                domain.pods, domain.slices = remaining * slice_size, remaining
-            else:
-                domain.pods = remaining
+        if have[domain] >= remaining:
+            if not tree.unconstrained:
+                domain = _best_fit(domains[index:], remaining, have)
+            tree.assigned[domain] = remaining * slice_size if by_slices else remaining
             result.append(domain)
             return result
-        if slices:
-            domain.pods = domain.slices * slice_size
-        remaining -= have
+        tree.assigned[domain] = have[domain] * slice_size if by_slices else have[domain]
+        remaining -= have[domain]
         result.append(domain)
     return result
 
 
-def _assignment(flavor: TasFlavor, domains: list[Domain]) -> Placement:
+def _assignment(flavor: TasFlavor, domains: list[Domain], tree: _Tree) -> Placement:
     first = len(flavor.levels) - 1 if flavor.by_host else 0
     ordered = sorted(domains, key=lambda d: d.values)
-    return Placement(flavor.levels[first:], [(d.values[first:], d.pods) for d in ordered if d.pods > 0])
+    assigned = tree.assigned
+    return Placement(flavor.levels[first:], [(d.values[first:], assigned[d]) for d in ordered if assigned.get(d, 0) > 0])

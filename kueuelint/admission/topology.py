@@ -14,6 +14,7 @@ from kueuelint.accounting.quota import flavor_resource
 from kueuelint.admission.model import FIT, NO_FIT, PREEMPT, as_dict, as_list
 from kueuelint.admission.nodes import pod_usage, read_nodes
 from kueuelint.admission.tas import NO_NODES, PodSetAsk, Placement, TasFlavor, build_flavor, place
+from kueuelint.admission.tas_counts import leaf_changed
 
 WORKLOAD_KEY = "kueue.x-k8s.io/Workload"
 Usage = dict[str, dict[str, dict[str, int]]]     # bucket -> leaf key -> resource -> amount
@@ -41,6 +42,10 @@ class Topologies:
         self.preemptor: list = []                 # asks of the workload looking for victims
         self._aside: set[str] = set()             # its candidates, counted as gone
         self._tas_only: dict[str, bool] = {}
+        self._bucket_flavors: dict[str, list[TasFlavor]] = {}
+        for flavor in flavors.values():
+            if flavor is not None:
+                self._bucket_flavors.setdefault(flavor.usage_bucket, []).append(flavor)
 
     # --- usage ------------------------------------------------------------------------------
 
@@ -97,8 +102,12 @@ class Topologies:
         self._reserved = []
 
     def _charge(self, used: Usage, sign: int) -> None:
-        for flavor, leaves in used.items():
-            add_usage(self.usage.setdefault(flavor, {}), leaves, sign)
+        for bucket, leaves in used.items():
+            mine = self.usage.setdefault(bucket, {})
+            add_usage(mine, leaves, sign)
+            for flavor in self._bucket_flavors.get(bucket, ()):
+                for leaf in leaves:
+                    leaf_changed(flavor, leaf, mine.get(leaf))
 
     # --- what Kueue asks of a flavor and a pod set -----------------------------------------
 

@@ -1,0 +1,150 @@
+"""Phase 1 of Kueue's TAS placement (``fillInCounts``): how many pods of one shape fit in each
+domain of a flavor, and why nodes were left out.
+
+Counting every node for every head would cost a pass over thousands of nodes per scheduling
+decision. The counts depend only on the pod shape (requests, tolerations, node selector,
+affinity) and on each node's remaining room, so they are kept per shape on the flavor, and a
+change of usage on a node (an admission, a preemption, a reservation, a candidate set aside)
+updates that node and its ancestors only (``leaf_changed``). Counts with every TAS workload
+gone (Kueue's simulate-empty) never change.
+"""
+
+from __future__ import annotations
+
+from kueuelint.admission.nodes import affinity_allows, selects, untolerated_taint
+from kueuelint.admission.tas import Domain, PodSetAsk, TasFlavor
+
+NO_ROOM = 2 ** 31 - 1       # a zero request never limits the count
+
+
+class Exclusions:
+    """Why nodes were left out, for Kueue's "Total nodes: N; excluded: ..." suffix."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.selector = self.affinity = 0
+        self.taints: dict[str, int] = {}
+        self.resources: dict[str, int] = {}
+
+    def text(self) -> str:
+        reasons = []
+        if self.selector:
+            reasons.append(f"nodeSelector: {self.selector}")
+        if self.affinity:
+            reasons.append(f"affinity: {self.affinity}")
+        reasons += [f'taint "{name}": {n}' for name, n in sorted(self.taints.items()) if n]
+        reasons += [f'resource "{name}": {n}' for name, n in sorted(self.resources.items()) if n]
+        if not reasons:
+            return ""
+        return f". Total nodes: {self.total}; excluded: {', '.join(sorted(reasons))}"
+
+
+class Counts:
+    """Pods of one shape that fit per domain of one flavor (leaves and their ancestors)."""
+
+    def __init__(self, wanted: dict[str, int]) -> None:
+        wanted = dict(wanted)
+        wanted["pods"] = wanted.get("pods", 0) + 1
+        self.wanted = sorted(wanted.items())
+        self.pods: dict[Domain, int] = {}
+        self.stats = Exclusions()
+        self.feasible: set[Domain] = set()      # leaves the pod's constraints allow
+        self.limiting: dict[Domain, str] = {}   # feasible leaves where none fits: the resource
+
+    def count_leaf(self, leaf: Domain, capacity: dict[str, int]) -> int:
+        """Pods that fit in ``capacity``; a leaf where none fits is counted against the
+        resource that limits it (the first by name among equals)."""
+        best, limiting = NO_ROOM, ""
+        for resource, amount in self.wanted:
+            fits = NO_ROOM if amount == 0 else max(0, capacity.get(resource, 0) // amount)
+            if fits < best or not limiting:
+                best, limiting = fits, resource
+        previous = self.limiting.pop(leaf, None)
+        if previous is not None:
+            self.stats.resources[previous] -= 1
+        if best == 0:
+            self.limiting[leaf] = limiting
+            self.stats.resources[limiting] = self.stats.resources.get(limiting, 0) + 1
+        return best
+
+    def refresh(self, leaf: Domain, capacity: dict[str, int]) -> None:
+        """A feasible leaf's room changed: recount it and carry the difference upwards."""
+        delta = self.count_leaf(leaf, capacity) - self.pods[leaf]
+        domain: Domain | None = leaf
+        while delta and domain is not None:
+            self.pods[domain] += delta
+            domain = domain.parent
+
+
+def counts_for(flavor: TasFlavor, ask: PodSetAsk, used: dict[str, dict[str, int]] | None,
+               assumed: dict[str, dict[str, int]]) -> Counts:
+    """Phase 1 for ``ask`` on ``flavor`` with ``used`` (None: no TAS usage) and what earlier
+    pod sets of the workload take (``assumed``: counted afresh, never kept)."""
+    if assumed:
+        return _fill(flavor, ask, used, assumed)
+    key = (_shape(ask), used is None)
+    found = flavor.counts.get(key)
+    if found is None:
+        found = flavor.counts[key] = _fill(flavor, ask, used, {})
+    return found
+
+
+def leaf_changed(flavor: TasFlavor, key: str, used_here: dict[str, int] | None) -> None:
+    """The TAS usage of one leaf became ``used_here``: bring the kept counts up to date."""
+    leaf = flavor.leaf_of.get(key)
+    if leaf is None:
+        return
+    capacity = _remaining(flavor.free[key], used_here, None)
+    for (_, empty), counts in flavor.counts.items():
+        if not empty and leaf in counts.feasible:
+            counts.refresh(leaf, capacity)
+
+
+def _shape(ask: PodSetAsk) -> tuple:
+    return (tuple(sorted(ask.per_pod.items())), repr(ask.tolerations), repr(sorted(ask.node_selector.items())),
+            repr(ask.affinity_terms))
+
+
+def _fill(flavor: TasFlavor, ask: PodSetAsk, used, assumed) -> Counts:
+    counts = Counts(ask.per_pod)
+    tolerations = list(ask.tolerations) + list(flavor.tolerations)
+    pods = counts.pods
+    for leaf in flavor.leaves:
+        counts.stats.total += 1
+        pods[leaf] = 0
+        if flavor.by_host and not _node_admits(leaf.node, ask, tolerations, counts.stats):
+            continue
+        counts.feasible.add(leaf)
+        taken = None if used is None else used.get(leaf.key)
+        pods[leaf] = counts.count_leaf(leaf, _remaining(flavor.free[leaf.key], taken, assumed.get(leaf.key)))
+    for depth in range(len(flavor.levels) - 2, -1, -1):
+        for domain in flavor.levels_by_depth[depth].values():
+            pods[domain] = sum(pods[child] for child in domain.children)
+    return counts
+
+
+def _node_admits(node, ask: PodSetAsk, tolerations: list, stats: Exclusions) -> bool:
+    """Kueue's feasibility checker: taints first, then the node selector, then affinity."""
+    taint = untolerated_taint(node, tolerations)
+    if taint is not None:
+        value = taint.get("value") or ""      # corev1.Taint.ToString: key[=value]:effect
+        text = f"{taint.get('key', '')}{'=' + str(value) if value else ''}:{taint.get('effect')}"
+        stats.taints[text] = stats.taints.get(text, 0) + 1
+        return False
+    if not selects(node, ask.node_selector):
+        stats.selector += 1
+        return False
+    if not affinity_allows(node, ask.affinity_terms):
+        stats.affinity += 1
+        return False
+    return True
+
+
+def _remaining(free: dict[str, int], taken: dict[str, int] | None, assumed: dict[str, int] | None) -> dict[str, int]:
+    if not taken and not assumed:
+        return free
+    left = dict(free)
+    for amounts in (taken, assumed):
+        for resource, amount in (amounts or {}).items():
+            left[resource] = left.get(resource, 0) - amount
+    return left
