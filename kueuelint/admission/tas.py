@@ -14,6 +14,7 @@ and walks down, filling the best-fitting domains first.
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
 
 
@@ -323,36 +324,51 @@ def _best_fit(domains: list[Domain], needed: int, have: dict) -> Domain:
 def _fit_level(flavor: TasFlavor, level_index: int, count: int, plan: Plan, tree: _Tree,
                stats) -> tuple[int, list[Domain]] | str:
     """Kueue's ``findLevelWithFitDomains``: the domains at the requested level (or above it,
-    for a preferred request) that take every slice."""
+    for a preferred request) that take every slice. Kueue sorts the level first; the domain
+    it takes when one suffices is found here without sorting (a level can be every node)."""
     domains = list(flavor.levels_by_depth[level_index].values())
     if not domains:
         return f"no topology domains at level: {flavor.levels[level_index]}"
-    unconstrained, size, slices = plan.unconstrained, plan.slice_size, tree.slices
-    ordered = tree.sorted(domains)
-    top, wanted = ordered[0], count // size
-    if not unconstrained and slices[top] >= wanted:
-        return level_index, [_best_fit(ordered, wanted, slices)]
-    if unconstrained:
-        for domain in ordered:
-            if slices[domain] >= wanted:
-                return level_index, [domain]
-        if plan.required:
-            return _not_fit(flavor, tree.pods[ordered[-1]], wanted, size, stats)
+    unconstrained, size, slices, pods = plan.unconstrained, plan.slice_size, tree.slices, tree.pods
+    wanted = count // size
+    holding = [d for d in domains if slices[d] >= wanted]
+    if holding:
+        # BestFit's best fit and LeastFreeCapacity's first fit are the same domain: the fewest
+        # slices that hold them, then the fewest pods, then the name.
+        return level_index, [min(holding, key=lambda d: (slices[d], pods[d], d.values))]
     if plan.required:
-        return _not_fit(flavor, slices[top], wanted, size, stats)
+        if unconstrained:
+            return _not_fit(flavor, pods[max(domains, key=lambda d: (slices[d], pods[d], d.values))], wanted, size, stats)
+        return _not_fit(flavor, slices[min(domains, key=lambda d: (-slices[d], pods[d], d.values))], wanted, size, stats)
     if level_index > 0 and not unconstrained:
         return _fit_level(flavor, level_index - 1, count, plan, tree, stats)
+    # Domains without room take no pod wherever the order puts them, and when all the room
+    # falls short the greedy walk below ends short by as much: neither needs the sort.
+    domains = [d for d in domains if slices[d] > 0]
+    room = sum(slices[d] for d in domains)
+    if room < wanted:
+        return _not_fit(flavor, room, wanted, size, stats)
+    return level_index, _greedy(domains, wanted, tree)
+
+
+def _greedy(domains: list[Domain], wanted: int, tree: _Tree) -> list[Domain]:
+    """Domains in the profile's order until they hold ``wanted`` slices, the last one by best
+    fit (BestFit only); the room is known to suffice. Taken from a heap: a level can be
+    thousands of nodes, of which a few are taken."""
+    slices, pods, sign = tree.slices, tree.pods, 1 if tree.unconstrained else -1
+    heap = [(sign * slices[d], pods[d], d.values, d) for d in domains]
+    heapq.heapify(heap)
     chosen, remaining = [], wanted
-    for index, domain in enumerate(ordered):
-        if remaining <= 0:
-            break
-        if not unconstrained and slices[domain] >= remaining:
-            domain = _best_fit(ordered[index:], remaining, slices)
+    while remaining > 0:
+        domain = heapq.heappop(heap)[3]
+        if sign < 0 and slices[domain] >= remaining:
+            # Kueue's best fit over the rest in order: the fewest slices that hold what is
+            # left, the earliest in order among equals.
+            rest = [domain] + [item[3] for item in heap if slices[item[3]] >= remaining]
+            domain = min(rest, key=lambda d: (slices[d], pods[d], d.values))
         chosen.append(domain)
         remaining -= slices[domain]
-    if remaining > 0:
-        return _not_fit(flavor, wanted - remaining, wanted, size, stats)
-    return level_index, chosen
+    return chosen
 
 
 def _not_fit(flavor: TasFlavor, fitting: int, wanted: int, slice_size: int, stats) -> str:

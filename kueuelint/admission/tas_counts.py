@@ -94,9 +94,11 @@ def leaf_changed(flavor: TasFlavor, key: str, used_here: dict[str, int] | None) 
     leaf = flavor.leaf_of.get(key)
     if leaf is None:
         return
-    capacity = _remaining(flavor.free[key], used_here, None)
+    capacity = None
     for (_, empty), counts in flavor.counts.items():
         if not empty and leaf in counts.feasible:
+            if capacity is None:
+                capacity = _remaining(flavor.free[key], used_here, None)
             counts.refresh(leaf, capacity)
 
 
