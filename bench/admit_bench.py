@@ -233,11 +233,14 @@ def measure(scale: float, seed: int, jobs: int | None = None, tas: bool = False)
     inventory = Inventory(objects)
     started = time.perf_counter()
     simulate(inventory, [], max_cycles=1, jobs=1)  # cold: derives and caches every pod set
-    derived = time.perf_counter()
+    derived, derived_cpu = time.perf_counter(), time.process_time()
     result = simulate(inventory, [], jobs=jobs)
-    finished = time.perf_counter()
+    finished, finished_cpu = time.perf_counter(), time.process_time()
     outcomes = [o.result for o in result.outcomes.values()]
+    # CPU seconds of this process: steadier than wall time on a busy machine (with -j 1 only:
+    # a forked child's work is not in it)
     return {"scale": scale, "derive_s": derived - started, "simulate_s": finished - derived,
+            "simulate_cpu_s": finished_cpu - derived_cpu,
             "cycles": result.cycles, "admitted": outcomes.count("admitted"),
             "pending": outcomes.count("pending"), "preempted": len(result.preempted)}
 
@@ -283,7 +286,8 @@ def _build() -> str:
 
 def _report(rows: list[dict]) -> None:
     for row in rows:
-        print(f"scale {row['scale']:g}: derive {row['derive_s']:.2f}s, simulate {row['simulate_s']:.2f}s, "
+        print(f"scale {row['scale']:g}: derive {row['derive_s']:.2f}s, simulate {row['simulate_s']:.2f}s "
+              f"({row['simulate_cpu_s']:.2f}s CPU), "
               f"{row['cycles']} cycles, {row['admitted']} admitted, {row['pending']} pending, "
               f"{row['preempted']} preemptions")
     if len(rows) == 2 and rows[0]["simulate_s"]:

@@ -15,6 +15,7 @@ and walks down, filling the best-fitting domains first.
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_left
 from dataclasses import dataclass, field
 
 
@@ -97,6 +98,7 @@ class TasFlavor:
     leaf_of: dict[str, Domain] = field(default_factory=dict)          # leaf key -> leaf
     free: dict[str, dict[str, int]] = field(default_factory=dict)     # leaf key -> capacity
     counts: dict[tuple, object] = field(default_factory=dict)         # shape -> tas_counts.Counts
+    changed: list[str] = field(default_factory=list)                  # leaf keys, as usage changes
 
     @property
     def by_host(self) -> bool:
@@ -204,8 +206,8 @@ class _Tree:
     """One placement's view of phase 1: pods and slices that fit per domain, and the pods
     phase 2 assigns (Kueue keeps both in one mutable state; here capacity stays shared)."""
 
-    def __init__(self, pods: dict, slices: dict, unconstrained: bool) -> None:
-        self.pods, self.slices, self.unconstrained = pods, slices, unconstrained
+    def __init__(self, counts, slices: dict, unconstrained: bool) -> None:
+        self.counts, self.pods, self.slices, self.unconstrained = counts, counts.pods, slices, unconstrained
         self.assigned: dict[Domain, int] = {}
 
     def sorted(self, domains: list[Domain], slices: dict | None = None) -> list[Domain]:
@@ -228,7 +230,7 @@ def place(flavor: TasFlavor, ask: PodSetAsk, used: dict[str, dict[str, int]] | N
     if isinstance(plan, str):
         return None, plan
     counts = counts_for(flavor, ask, used, assumed)
-    tree = _Tree(counts.pods, _slices(flavor, counts.pods, plan), plan.unconstrained)
+    tree = _Tree(counts, _slices(flavor, counts.pods, plan), plan.unconstrained)
     fitted = _fit_level(flavor, plan.level, ask.count, plan, tree, counts.stats)
     if isinstance(fitted, str):
         return None, fitted
@@ -331,6 +333,8 @@ def _fit_level(flavor: TasFlavor, level_index: int, count: int, plan: Plan, tree
         return f"no topology domains at level: {flavor.levels[level_index]}"
     unconstrained, size, slices, pods = plan.unconstrained, plan.slice_size, tree.slices, tree.pods
     wanted = count // size
+    if slices is pods and level_index == len(flavor.levels) - 1:
+        return _fit_nodes(flavor, count, plan, tree, stats)
     holding = [d for d in domains if slices[d] >= wanted]
     if holding:
         # BestFit's best fit and LeastFreeCapacity's first fit are the same domain: the fewest
@@ -349,6 +353,47 @@ def _fit_level(flavor: TasFlavor, level_index: int, count: int, plan: Plan, tree
     if room < wanted:
         return _not_fit(flavor, room, wanted, size, stats)
     return level_index, _greedy(domains, wanted, tree)
+
+
+def _fit_nodes(flavor: TasFlavor, count: int, plan: Plan, tree: _Tree, stats) -> tuple[int, list[Domain]] | str:
+    """``_fit_level`` at the node level, one pod per slice, read from the nodes kept in order
+    of their counts: the same answers, found by bisection."""
+    ordered, level = tree.counts.ordered, len(flavor.levels) - 1
+    first = bisect_left(ordered, (count,))
+    if first < len(ordered):
+        return level, [ordered[first][2]]
+    if plan.required:
+        return _not_fit(flavor, ordered[-1][0] if ordered else 0, count, 1, stats)
+    if level > 0 and not plan.unconstrained:
+        return _fit_level(flavor, level - 1, count, plan, tree, stats)
+    if tree.counts.total < count:
+        return _not_fit(flavor, tree.counts.total, count, 1, stats)
+    return level, _greedy_nodes(ordered, count, plan.unconstrained)
+
+
+def _greedy_nodes(ordered: list[tuple], count: int, unconstrained: bool) -> list[Domain]:
+    """``_greedy`` over nodes kept in order of (pods, name); their room is known to suffice."""
+    chosen, remaining = [], count
+    if unconstrained:       # fewest pods first
+        for pods, _, leaf in ordered[bisect_left(ordered, (1,)):]:
+            chosen.append(leaf)
+            remaining -= pods
+            if remaining <= 0:
+                break
+        return chosen
+    taken: set = set()
+    end = len(ordered)
+    while True:             # most pods first, by name among equals
+        start = bisect_left(ordered, (ordered[end - 1][0],))
+        for pods, _, leaf in ordered[start:end]:
+            if pods >= remaining:
+                # Kueue's best fit over the rest: the fewest pods that hold what is left
+                chosen.append(next(e[2] for e in ordered[bisect_left(ordered, (remaining,)):] if e[2] not in taken))
+                return chosen
+            chosen.append(leaf)
+            taken.add(leaf)
+            remaining -= pods
+        end = start
 
 
 def _greedy(domains: list[Domain], wanted: int, tree: _Tree) -> list[Domain]:

@@ -3,13 +3,17 @@ domain of a flavor, and why nodes were left out.
 
 Counting every node for every head would cost a pass over thousands of nodes per scheduling
 decision. The counts depend only on the pod shape (requests, tolerations, node selector,
-affinity) and on each node's remaining room, so they are kept per shape on the flavor, and a
+affinity) and on each node's remaining room, so they are kept per shape on the flavor. A
 change of usage on a node (an admission, a preemption, a reservation, a candidate set aside)
-updates that node and its ancestors only (``leaf_changed``). Counts with every TAS workload
-gone (Kueue's simulate-empty) never change.
+is noted on the flavor (``leaf_changed``); kept counts catch up with the notes when next
+asked for, recounting those nodes and their ancestors only. Counts with every TAS workload
+gone (Kueue's simulate-empty) never change. The nodes are also kept in order of their counts,
+so that a placement at the node level finds its node by bisection (tas._fit_level).
 """
 
 from __future__ import annotations
+
+from bisect import bisect_left, insort
 
 from kueuelint.admission.nodes import affinity_allows, selects, untolerated_taint
 from kueuelint.admission.tas import Domain, PodSetAsk, TasFlavor
@@ -47,6 +51,9 @@ class Counts:
         wanted["pods"] = wanted.get("pods", 0) + 1
         self.wanted = sorted(wanted.items())
         self.pods: dict[Domain, int] = {}
+        self.ordered: list[tuple] = []          # (pods, values, leaf) of every leaf, sorted
+        self.total = 0                          # pods over all leaves
+        self.seen = 0                           # notes of the flavor taken into account
         self.stats = Exclusions()
         self.feasible: set[Domain] = set()      # leaves the pod's constraints allow
         self.limiting: dict[Domain, str] = {}   # feasible leaves where none fits: the resource
@@ -69,10 +76,16 @@ class Counts:
 
     def refresh(self, leaf: Domain, capacity: dict[str, int]) -> None:
         """A feasible leaf's room changed: recount it and carry the difference upwards."""
-        delta = self.count_leaf(leaf, capacity) - self.pods[leaf]
+        old = self.pods[leaf]
+        new = self.count_leaf(leaf, capacity)
+        if new == old:
+            return
+        del self.ordered[bisect_left(self.ordered, (old, leaf.values))]
+        insort(self.ordered, (new, leaf.values, leaf))
+        self.total += new - old
         domain: Domain | None = leaf
-        while delta and domain is not None:
-            self.pods[domain] += delta
+        while domain is not None:
+            self.pods[domain] += new - old
             domain = domain.parent
 
 
@@ -86,20 +99,24 @@ def counts_for(flavor: TasFlavor, ask: PodSetAsk, used: dict[str, dict[str, int]
     found = flavor.counts.get(key)
     if found is None:
         found = flavor.counts[key] = _fill(flavor, ask, used, {})
+        found.seen = len(flavor.changed)
+    elif used is not None and found.seen < len(flavor.changed):
+        _catch_up(flavor, found, used)
     return found
 
 
-def leaf_changed(flavor: TasFlavor, key: str, used_here: dict[str, int] | None) -> None:
-    """The TAS usage of one leaf became ``used_here``: bring the kept counts up to date."""
-    leaf = flavor.leaf_of.get(key)
-    if leaf is None:
-        return
-    capacity = None
-    for (_, empty), counts in flavor.counts.items():
-        if not empty and leaf in counts.feasible:
-            if capacity is None:
-                capacity = _remaining(flavor.free[key], used_here, None)
-            counts.refresh(leaf, capacity)
+def leaf_changed(flavor: TasFlavor, key: str) -> None:
+    """The TAS usage of one leaf changed: noted for the kept counts to catch up with."""
+    if key in flavor.leaf_of:
+        flavor.changed.append(key)
+
+
+def _catch_up(flavor: TasFlavor, counts: Counts, used: dict[str, dict[str, int]]) -> None:
+    for key in set(flavor.changed[counts.seen:]):
+        leaf = flavor.leaf_of[key]
+        if leaf in counts.feasible:
+            counts.refresh(leaf, _remaining(flavor.free[key], used.get(key), None))
+    counts.seen = len(flavor.changed)
 
 
 def _shape(ask: PodSetAsk) -> tuple:
@@ -122,6 +139,8 @@ def _fill(flavor: TasFlavor, ask: PodSetAsk, used, assumed) -> Counts:
     for depth in range(len(flavor.levels) - 2, -1, -1):
         for domain in flavor.levels_by_depth[depth].values():
             pods[domain] = sum(pods[child] for child in domain.children)
+    counts.ordered = sorted((pods[leaf], leaf.values, leaf) for leaf in flavor.leaves)
+    counts.total = sum(pods[leaf] for leaf in flavor.leaves)
     return counts
 
 

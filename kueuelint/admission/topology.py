@@ -107,7 +107,7 @@ class Topologies:
             add_usage(mine, leaves, sign)
             for flavor in self._bucket_flavors.get(bucket, ()):
                 for leaf in leaves:
-                    leaf_changed(flavor, leaf, mine.get(leaf))
+                    leaf_changed(flavor, leaf)
 
     # --- what Kueue asks of a flavor and a pod set -----------------------------------------
 
