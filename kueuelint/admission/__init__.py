@@ -10,8 +10,10 @@ who could be preempted, ``preemption`` and ``fairsharing`` for victims); ``repor
 unchanged (tests/test_admission_memo.py checks that it is invisible). ``partition`` simulates
 cohort trees apart, in two processes for large snapshots (tests/test_admission_trees.py).
 
-Deliberately not simulated (reported in the closing notes of issue 5): topology-aware
-scheduling, MultiKueue and admission-check controllers (a check is assumed to stay pending),
+Topology-aware scheduling is simulated on the snapshot's Nodes and Pods (``nodes``, ``tas``,
+``tas_counts``, ``topology``), and check-capacity ProvisioningRequest checks are decided on
+them (``capacity``). Deliberately not simulated (reported in the closing notes of issue 5):
+MultiKueue and the other admission-check controllers (such a check is assumed to stay pending),
 admission fair sharing, DRA, the v0.20 DeferredFit recomputation, scan-progress memory of
 FlavorFungibility, and PodsReady timeouts. Preempted workloads are queued again, at most
 three times each, so that a preemption ping-pong cannot run forever.
