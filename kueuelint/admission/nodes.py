@@ -45,7 +45,14 @@ def read_nodes(inventory, count_tas_pods: bool = False) -> dict[str, Node] | Non
     """The snapshot's schedulable nodes by name, with their pods' usage; None when the
     snapshot holds no Node at all (nothing about placement can be said then). TAS pods are
     left out unless ``count_tas_pods`` (Kueue counts them through their Workloads; the
-    cluster autoscaler sees every pod)."""
+    cluster autoscaler sees every pod). Read once per inventory: nothing changes them."""
+    key = ("admission-nodes", count_tas_pods)
+    if key not in inventory.cache:
+        inventory.cache[key] = _read_nodes(inventory, count_tas_pods)
+    return inventory.cache[key]
+
+
+def _read_nodes(inventory, count_tas_pods: bool) -> dict[str, Node] | None:
     listed = inventory.of_kind("Node")
     if not listed:
         return None
@@ -82,13 +89,19 @@ def _ready(conditions) -> bool:
 
 
 def _charge_pod(obj, nodes: dict[str, Node], count_tas_pods: bool) -> None:
-    node = nodes.get(str(obj.get("spec", "nodeName") or ""))
-    if node is None or obj.get("status", "phase") in TERMINATED_PHASES:
+    # Tens of thousands of pods: their data is read straight, with the checks spelled out.
+    data = obj.doc.data
+    spec = data.get("spec") if isinstance(data, dict) else None
+    if not isinstance(spec, dict):
+        return
+    node = nodes.get(str(spec.get("nodeName") or ""))
+    status = data.get("status")
+    if node is None or (isinstance(status, dict) and status.get("phase") in TERMINATED_PHASES):
         return
     if not count_tas_pods and any(key in obj.annotations for key in TAS_POD_ANNOTATIONS):
         return
     used = node.used
-    for resource, amount in pod_usage(obj.spec).items():
+    for resource, amount in pod_usage(spec).items():
         used[resource] = used.get(resource, 0) + amount
     used["pods"] = used.get("pods", 0) + 1
 

@@ -291,8 +291,13 @@ def _held_usage(obj, topologies: Topologies) -> Usage:
     """What an admitted Workload's recorded topology assignments use, per leaf."""
     from kueuelint.admission.workloads import HOLDS, standing
 
-    admission = obj.get("status", "admission")
-    if not isinstance(admission, dict) or standing(obj)[0] != HOLDS:
+    data = obj.doc.data      # every snapshot Workload passes here: read straight
+    status = data.get("status") if isinstance(data, dict) else None
+    admission = status.get("admission") if isinstance(status, dict) else None
+    if not isinstance(admission, dict) or not any(
+            isinstance(a, dict) and a.get("topologyAssignment") for a in as_list(admission.get("podSetAssignments"))):
+        return {}
+    if standing(obj)[0] != HOLDS:
         return {}
     templates = {str(ps.get("name")): ps.get("template") for ps in as_list(obj.get("spec", "podSets"))
                  if isinstance(ps, dict)}
