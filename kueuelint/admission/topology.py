@@ -331,13 +331,13 @@ def decode_assignment(data: dict) -> list[tuple[tuple[str, ...], int]]:
     """(values per level, pods) of a v1beta2 TopologyAssignment (compressed into slices of
     domains sharing a prefix and suffix), or of the v1beta1 form with a plain domain list."""
     if isinstance(data.get("domains"), list):
-        return [(tuple(str(v) for v in as_list(d.get("values"))), int(d.get("count") or 0))
+        return [(tuple(str(v) for v in as_list(d.get("values"))), _count(d.get("count")))
                 for d in data["domains"] if isinstance(d, dict)]
     found = []
     for piece in as_list(data.get("slices")):
         if not isinstance(piece, dict):
             continue
-        size = piece.get("domainCount") if isinstance(piece.get("domainCount"), int) else 0
+        size = _count(piece.get("domainCount"))
         columns = [_level_values(v, size) for v in as_list(piece.get("valuesPerLevel"))]
         counts = _counts(as_dict(piece.get("podCounts")), size)
         for index in range(size):
@@ -357,6 +357,12 @@ def _level_values(values, size: int) -> list[str]:
 
 def _counts(counts: dict, size: int) -> list[int]:
     if "universal" in counts:
-        return [int(counts["universal"])] * size
-    listed = [int(c) for c in as_list(counts.get("individual")) if isinstance(c, int)]
+        return [_count(counts["universal"])] * size
+    listed = [_count(c) for c in as_list(counts.get("individual"))]
     return listed + [0] * (size - len(listed))
+
+
+def _count(value) -> int:
+    """A pod count as recorded; anything but a non-negative integer counts no pod (the API
+    server would have refused it)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
