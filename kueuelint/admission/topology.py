@@ -14,7 +14,7 @@ from kueuelint.accounting.quota import flavor_resource
 from kueuelint.admission.model import FIT, NO_FIT, PREEMPT, as_dict, as_list
 from kueuelint.admission.nodes import pod_usage, read_nodes
 from kueuelint.admission.tas import NO_NODES, PodSetAsk, Placement, TasFlavor, build_flavor, place
-from kueuelint.admission.tas_counts import leaf_changed
+from kueuelint.admission.tas_counts import counts_for, leaf_changed
 
 WORKLOAD_KEY = "kueue.x-k8s.io/Workload"
 Usage = dict[str, dict[str, dict[str, int]]]     # bucket -> leaf key -> resource -> amount
@@ -73,7 +73,13 @@ class Topologies:
     def preemptor_fits(self) -> bool:
         """Would the preemptor's TAS pod sets be placed with the candidates set aside so far?
         (Kueue's ``workloadFits`` during a preemption search.)"""
-        return not self.preemptor or self._place_all(self.preemptor, self.usage, keep=False) is None
+        if not self.preemptor:
+            return True
+        # Fewer free slots in the whole flavor than pods asked: no placement can succeed.
+        for flavor, ask, _ in self.preemptor:
+            if counts_for(flavor, ask, self.usage.get(flavor.usage_bucket, {}), {}).total < ask.count:
+                return False
+        return self._place_all(self.preemptor, self.usage, keep=False) is None
 
     def targets(self, cq, workload, assignment, find) -> list:
         """Run ``find`` (the preemption search) with the workload's TAS pod sets to fit; when it
