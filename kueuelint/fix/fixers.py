@@ -146,4 +146,10 @@ def fixer_for(code: str) -> Fixer | None:
     return factory() if factory else None
 
 
-__all__ = ["CannotFix", "FIXERS", "Fixer", "fixer_for"]
+def fix_summary(code: str) -> str | None:
+    """What ``--fix`` does for the rule ``code``, or None when it has no fix."""
+    fixer = fixer_for(code)
+    return fixer.summary if fixer else None
+
+
+__all__ = ["CannotFix", "FIXERS", "Fixer", "fix_summary", "fixer_for"]
