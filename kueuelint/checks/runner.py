@@ -14,7 +14,7 @@ from kueuelint.checks.api import PYTHON_RULES, RuleContext, Violation
 from kueuelint.checks.registry import RuleDef
 from kueuelint.config import Config, resolve_paths
 from kueuelint.errors import internal_error_message
-from kueuelint.findings import Finding, Location, RunResult, Severity, format_path
+from kueuelint.findings import Finding, Fix, Location, RunResult, Severity, format_path
 from kueuelint.identify.objects import KObject
 from kueuelint.index.inventory import Inventory
 from kueuelint.load.source import LoadedFile
@@ -211,7 +211,7 @@ class Checker:
         message = violation.message or _render(rule.message, target, violation.args)
         self._emit(state, rule.meta.code, rule.meta.name, violation.severity or rule.meta.severity,
                    message, location, target, format_path(violation.path) if violation.path else None,
-                   violation.fix)
+                   Fix(violation.fix) if violation.fix else None)
 
     def _report_problem(self, state: FileState, problem) -> None:
         if problem.kind == "internal-error":
@@ -233,7 +233,7 @@ class Checker:
 
     def _emit(self, state: FileState, code: str, name: str, severity: Severity, message: str,
               location: Location, obj: KObject | None = None, field_path: str | None = None,
-              fix: str | None = None, force: bool = False) -> None:
+              fix: Fix | None = None, force: bool = False) -> None:
         if not force and not self._wanted(code, location.path):
             return
         if self.use_suppressions and state.suppressions.match(code, location.line):
