@@ -98,3 +98,31 @@ def test_append_item_refuses_what_it_cannot_place():
         append_item(text, child(_node(text), "items")[1], "a")
     with pytest.raises(CannotFix):
         append_item(text, child(_node(text), "other")[1], "a")
+
+
+def test_fixes_of_every_bundled_manifest_change_only_the_lines_they_fix():
+    """Over the example repository, the fix fixtures and every rule fixture: each planned fix
+    leaves every line it does not edit byte-for-byte as it was (bench/fix_fidelity.py
+    measures the same over the corpus, against a ruamel.yaml round trip)."""
+    import difflib
+
+    from kueuelint import pipeline
+    from kueuelint.config import Config
+    from kueuelint.fix.apply import plan_fixes
+
+    config = Config()
+    paths = [str(REPO / "fixtures"), str(REPO / "rules")]
+    findings = pipeline.run_check(paths, config, pipeline.load_rules(config)).findings
+    plans, _ = plan_fixes(findings)
+    assert {f.code for plan in plans for f, _ in plan.edits} == {"KQ101", "KQ102", "KQ201", "KQ630"}
+    for plan in plans:
+        edits = [edit for _, planned in plan.edits for edit in planned]
+        touched = set()
+        for edit in edits:
+            first = plan.text.count("\n", 0, edit.start)
+            touched.update(range(first, plan.text.count("\n", 0, max(edit.start, edit.end - 1)) + 1))
+        old, new = plan.text.splitlines(keepends=True), plan.new_text.splitlines(keepends=True)
+        for tag, i1, i2, _, _ in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+            if tag != "equal":
+                assert set(range(i1, i2)) <= touched or (i1 == i2 and i1 in touched | {i + 1 for i in touched}), \
+                    (plan.path, tag, i1, i2)

@@ -1,9 +1,10 @@
 """Surgical text edits on a YAML file, located through the composed node tree.
 
-Fixes rewrite only the characters they must: a value, a key, one line. A whole-file
-round trip (ruamel.yaml) re-indents sequences, re-wraps scalars and drops comment-only
-trailing documents in about 40% of real manifests (measured on the shared corpus), which
-would bury a one-line fix in an unreadable diff.
+Fixes rewrite only the characters they must: a value, a key, one line, or new lines in the
+style around them. A ruamel.yaml round trip re-indents sequences, re-aligns comments and
+moves keys: over the shared corpus, the example repository and the rule fixtures (18 fixes,
+November 2026, ``bench/fix_fidelity.py``) it changed 410, 567, 734 and 1,430 bytes outside
+the fix for KQ101, KQ102, KQ201 and KQ630, in 10 of the 18 files; these edits change 0.
 """
 
 from __future__ import annotations
