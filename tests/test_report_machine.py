@@ -63,7 +63,7 @@ def render(fmt: str, result: RunResult, **options) -> str:
 def test_every_format_has_a_reporter():
     from kueuelint.report import FORMATS
 
-    assert FORMATS == ("text", "json", "sarif", "junit", "github")
+    assert FORMATS == ("text", "json", "sarif", "junit", "github", "gitlab")
     assert all(callable(get_reporter(name)) for name in FORMATS)
     with pytest.raises(ValueError, match="unknown output format 'xml'"):
         get_reporter("xml")

@@ -22,7 +22,7 @@ FAIL_ON = ("error", "warning", "info")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="*", metavar="PATH", help="files, directories, globs or - (stdin)")
     out = parser.add_argument_group("output")
-    out.add_argument("--format", action="append", choices=("text", "json", "sarif", "junit", "github"),
+    out.add_argument("--format", action="append", choices=("text", "json", "sarif", "junit", "github", "gitlab"),
                      help="output format (repeat with --output to write several; default: text)")
     out.add_argument("--output", "-o", action="append", metavar="FILE",
                      help="write the matching --format to FILE instead of standard output")
