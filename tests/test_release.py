@@ -78,3 +78,38 @@ def test_a_tree_without_git_or_tags_still_installs(tagged_clone, tmp_path):
     shutil.copytree(tagged_clone, untagged)
     _git("tag", "-d", "v9.8.7", cwd=untagged)
     assert ".dev" in _version_of(_wheel(untagged, tmp_path / "dist-untagged"))
+
+
+def _tag_step() -> str:
+    import yaml
+
+    workflow = yaml.safe_load((REPO / ".github" / "workflows" / "release.yml").read_text())
+    [step] = [s for s in workflow["jobs"]["tag"]["steps"] if s.get("id") == "tag"]
+    assert "${{" not in step["run"]
+    return step["run"]
+
+
+def _run_tag_step(clone, outputs, **env):
+    full = {**os.environ, "GITHUB_OUTPUT": str(outputs), "EVENT": "workflow_dispatch", "VERSION": "",
+            "PUSHED_TAG": "", **env}
+    return subprocess.run(["bash", "-e", "-c", _tag_step()], cwd=clone, env=full, capture_output=True, text=True)
+
+
+def test_the_release_workflow_tags_a_new_version_once(tmp_path):
+    origin = tmp_path / "origin.git"
+    _git("init", "-q", "--bare", str(origin), cwd=tmp_path)
+    clone = tmp_path / "clone"
+    _git("clone", "-q", "--no-hardlinks", str(REPO), str(clone), cwd=tmp_path)
+    _git("remote", "set-url", "origin", str(origin), cwd=clone)
+    outputs = tmp_path / "outputs"
+    outputs.write_text("")
+    made = _run_tag_step(clone, outputs, VERSION="3.4.5")
+    assert made.returncode == 0, made.stderr
+    assert outputs.read_text().splitlines()[-2:] == ["tag=v3.4.5", "version=3.4.5"]
+    assert _git("tag", "--list", cwd=origin).split() == ["v3.4.5"]
+    again = _run_tag_step(clone, outputs, VERSION="3.4.5")
+    assert again.returncode == 1 and "already exists" in again.stderr
+    wrong = _run_tag_step(clone, outputs, VERSION="v3.4")
+    assert wrong.returncode == 1 and "must look like" in wrong.stderr
+    pushed = _run_tag_step(clone, outputs, EVENT="push", PUSHED_TAG="v3.4.5")
+    assert pushed.returncode == 0 and outputs.read_text().splitlines()[-1] == "version=3.4.5"
