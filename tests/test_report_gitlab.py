@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 
 import jsonschema
 
@@ -82,3 +83,36 @@ def test_gitlab_and_another_format_in_one_run(tmp_path):
     proc = run_cli("check", "--format", "gitlab", "-o", "cq.json", "--format", "text", ".", cwd=tree)
     assert proc.returncode == 1 and "error" in proc.stdout
     jsonschema.Draft7Validator(CODE_QUALITY).validate(json.loads((tree / "cq.json").read_text()))
+
+
+def test_the_gitlab_ci_job_writes_the_report_it_declares(tmp_path):
+    """The job's script lines run in a shell as GitLab's runner would (its variables as
+    environment); `pip` is a recorder here, since the release would come from PyPI."""
+    import os
+    import stat
+    import sys
+
+    import yaml
+
+    template = yaml.safe_load((REPO / "ci" / "kueuelint.gitlab-ci.yml").read_text())
+    job = template["kueuelint"]
+    report_name = job["artifacts"]["reports"]["codequality"]
+    assert job["artifacts"]["when"] == "always"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "pip").write_text(f"#!/bin/sh\necho \"$@\" > {tmp_path / 'pip-args'}\n")
+    (bin_dir / "kueuelint").write_text(f"#!/bin/sh\nexec {sys.executable} -m kueuelint \"$@\"\n")
+    for tool in bin_dir.iterdir():
+        tool.chmod(tool.stat().st_mode | stat.S_IEXEC)
+    tree = tmp_path / "repo"
+    shutil.copytree(REPO / "fixtures" / "examples", tree)
+    env = {**os.environ, **template["variables"], "KUEUELINT_VERSION": "0.2.0",
+           "KUEUELINT_PATHS": "jobs queues", "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    script = "\n".join(job["script"])
+    proc = subprocess.run(["sh", "-c", script], cwd=tree, env=env, capture_output=True, text=True)
+    assert proc.returncode == 1, proc.stderr                      # findings fail the job
+    assert (tmp_path / "pip-args").read_text().split() == ["install", "--quiet", "kueuelint==0.2.0"]
+    report = json.loads((tree / report_name).read_text())
+    jsonschema.Draft7Validator(CODE_QUALITY).validate(report)
+    assert report and {issue["location"]["path"].split("/")[0] for issue in report} <= {"jobs", "queues"}
+    assert "error" in proc.stdout                                    # and the log shows them
