@@ -121,3 +121,10 @@ def test_diff_marks_a_last_line_without_newline(tmp_path):
 def test_diff_refuses_other_outputs(before, extra):
     proc = run_cli("check", "--diff", *extra, before.name, cwd=before.parent)
     assert proc.returncode == 2 and "--diff" in proc.stderr
+
+
+def test_check_knows_every_fixer_without_importing_them():
+    from kueuelint.cli.check import FIXER_CODES
+    from kueuelint.fix.fixers import FIXERS
+
+    assert FIXER_CODES == set(FIXERS)

@@ -137,7 +137,14 @@ def _fix_and_recheck(result, args, config, rules):
     return result
 
 
+# The codes kueuelint.fix.fixers can fix (tests/test_fix_visible.py keeps the two equal): a run
+# without such findings does not import the fix machinery at all (start-up time).
+FIXER_CODES = frozenset({"KQ101", "KQ102", "KQ201", "KQ630"})
+
+
 def _mark_fixable(result, config) -> None:
+    if not any(finding.code in FIXER_CODES for finding in result.findings):
+        return
     from kueuelint.fix.apply import attach_fixes
 
     try:
