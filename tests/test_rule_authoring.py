@@ -4,16 +4,11 @@ explain and test rules see them through the configuration."""
 import json
 
 from conftest import run_cli
+from test_user_python_rules import RULE as PYTHON_RULE
 
-RULE = """code: KQ951
-name: team-label
-severity: error
-summary: Jobs carry a team label.
-kinds: [batch/Job]
-message: "{{object}} has no team label"
-{implementation}
-docs: {{what: Requires a team label.}}
-"""
+# the same rule, decided by the CEL or Python given as ``implementation``
+RULE = PYTHON_RULE.replace("implementation: python\npython: {module}:check", "{implementation}")
+assert "{implementation}" in RULE
 
 JOB = """apiVersion: batch/v1
 kind: Job
