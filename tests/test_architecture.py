@@ -21,7 +21,8 @@ PACKAGE = ROOT / "kueuelint"
 
 # Lowest first.  The first layers are foundations every layer may use.
 LAYERS: list[set[str]] = [
-    {"kueuelint", "errors", "cachedir", "collector", "cores"},  # no kueuelint imports at all
+    {"_version"},                      # written by the build from the git tag
+    {"kueuelint", "errors", "cachedir", "collector", "cores"},  # no kueuelint imports but the version
     {"findings", "forked"},            # results and the fork helper
     {"accounting"},                    # quantities and quota arithmetic
     {"cel"},                           # CEL engines, the Kubernetes library, the sandbox

@@ -27,7 +27,7 @@ def test_text_output_has_location_code_source_and_summary(cli, tmp_path):
     proc = cli("check", path)
     assert proc.returncode == 1
     lines = proc.stdout.splitlines()
-    assert lines[0] == (f"{path}:6:5: KQ201 [error] Job default/j sets kueue.x-k8s.io/queue-name as an "
+    assert lines[0] == (f"{path}:6:5: KQ201 [*] [error] Job default/j sets kueue.x-k8s.io/queue-name as an "
                         "annotation; Kueue reads only the label (queue-name-annotation)")
     assert "kueue.x-k8s.io/queue-name: q" in lines[1]
     assert "1 file" in lines[-1] and "1 error" in lines[-1]

@@ -13,7 +13,7 @@ import pytest
 
 from conftest import SARIF_SCHEMA
 from kueuelint.checks.meta import RuleDocs, RuleMeta
-from kueuelint.findings import Finding, Location, ObjectRef, RunResult, Severity
+from kueuelint.findings import Finding, Fix, Location, ObjectRef, RunResult, Severity
 from kueuelint.report import ReportOptions, get_reporter
 
 REPO = Path(__file__).resolve().parent.parent
@@ -41,7 +41,7 @@ def rules() -> dict[str, RuleMeta]:
 def sample() -> RunResult:
     findings = [
         Finding("KQ201", "queue-name-missing", Severity.ERROR, "Job “train-ä” has no queue <&>",
-                Location(JOB, 4, 3, 4, 9), TRAIN, "metadata.labels", "  labels:", "add the label"),
+                Location(JOB, 4, 3, 4, 9), TRAIN, "metadata.labels", "  labels:", Fix("add the label")),
         Finding("KQ305", "requests-exceed-quota", Severity.WARNING, "requests 120% of quota\r\nsee: a, b",
                 Location(JOB, 17, 15), TRAIN, "spec.template.spec.containers[0].resources"),
         Finding("KQ410", "cohort-unknown", Severity.INFO, "cohort is not defined",
@@ -63,7 +63,7 @@ def render(fmt: str, result: RunResult, **options) -> str:
 def test_every_format_has_a_reporter():
     from kueuelint.report import FORMATS
 
-    assert FORMATS == ("text", "json", "sarif", "junit", "github")
+    assert FORMATS == ("text", "json", "sarif", "junit", "github", "gitlab")
     assert all(callable(get_reporter(name)) for name in FORMATS)
     with pytest.raises(ValueError, match="unknown output format 'xml'"):
         get_reporter("xml")
@@ -99,14 +99,16 @@ def test_json_content_and_key_order():
     doc = json.loads(render("json", sample()))
     assert list(doc) == ["version", "tool", "summary", "findings", "internalError"]
     assert doc["tool"] == {"name": "kueuelint", "version": "1.2.3"}
-    assert doc["summary"] == {"files": 4, "objects": 7, "errors": 2, "warnings": 1, "info": 1, "seconds": 0.123}
+    assert doc["summary"] == {"files": 4, "objects": 7, "errors": 2, "warnings": 1, "info": 1,
+                              "fixable": 0, "seconds": 0.123}
     assert [f["code"] for f in doc["findings"]] == ["KQ201", "KQ305", "KQ410", "KQ001"]
     assert doc["findings"][0] == {
         "file": JOB, "line": 4, "column": 3, "endLine": 4, "endColumn": 9,
         "code": "KQ201", "name": "queue-name-missing", "severity": "error",
         "message": "Job “train-ä” has no queue <&>",
         "object": {"apiVersion": "batch/v1", "kind": "Job", "namespace": "team-a", "name": "train"},
-        "fieldPath": "metadata.labels", "fix": "add the label",
+        "fieldPath": "metadata.labels",
+        "fix": {"summary": "add the label", "applicable": False, "edits": []},
     }
     assert doc["findings"][1]["endLine"] is None and doc["findings"][1]["message"].endswith("\r\nsee: a, b")
     assert doc["findings"][2]["object"]["namespace"] is None

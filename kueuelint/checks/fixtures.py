@@ -91,7 +91,21 @@ def run_fixture(rule: RuleDef, path: Path, rules: dict[str, RuleDef]) -> Fixture
     relevant = {code for code, _ in expected} | {rule.meta.code}
     actual = {(f.code, f.location.line) for f in result.findings if f.code in relevant}
     messages = {(f.code, f.location.line): f.message for f in result.findings}
-    return FixtureResult(rule.meta.code, path, expected, actual, messages)
+    failures = rule_failures(rule.meta.code, result.findings, expected)
+    error = f"rule {rule.meta.code} itself failed:\n" + "\n".join(failures) if failures else None
+    return FixtureResult(rule.meta.code, path, expected, actual, messages, error=error)
+
+
+def rule_failures(code: str, findings, expected: set[tuple[str, int]] = frozenset()) -> list[str]:
+    """The rule's own compile or run errors (KQ009) in a fixture run, as lines to show: a
+    broken rule must say why, not look like a rule that found nothing."""
+    prefix = f"rule {code} ("
+    return [f"  line {f.location.line}: {f.message}" for f in findings
+            if f.code == RULE_ERROR and f.message.startswith(prefix)
+            and (RULE_ERROR, f.location.line) not in expected]
+
+
+RULE_ERROR = "KQ009"
 
 
 def run_all(rules: dict[str, RuleDef], only: dict[str, RuleDef] | None = None) -> list[FixtureResult]:

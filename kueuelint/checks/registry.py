@@ -61,7 +61,11 @@ class RuleDef:
         if self._func is None:
             module_name, _, func_name = (self.python or "").partition(":")
             module = import_rule_module(module_name, Path(self.meta.source).parent)
-            self._func = getattr(module, func_name)
+            func = getattr(module, func_name, None)
+            if not callable(func):
+                where = getattr(module, "__file__", None) or module_name
+                raise AttributeError(f"{where} has no function {func_name!r} (named by 'python: {self.python}')")
+            self._func = func
         return self._func
 
 

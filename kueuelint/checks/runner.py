@@ -14,7 +14,7 @@ from kueuelint.checks.api import PYTHON_RULES, RuleContext, Violation
 from kueuelint.checks.registry import RuleDef
 from kueuelint.config import Config, resolve_paths
 from kueuelint.errors import internal_error_message
-from kueuelint.findings import Finding, Location, RunResult, Severity, format_path
+from kueuelint.findings import Finding, Fix, Location, RunResult, Severity, format_path
 from kueuelint.identify.objects import KObject
 from kueuelint.index.inventory import Inventory
 from kueuelint.load.source import LoadedFile
@@ -116,7 +116,7 @@ class Checker:
         for rule in applicable:
             try:
                 if rule.implementation == "python":
-                    violations = list(rule.python_func()(obj, self._rule_ctx(ctx, rule)))
+                    violations = returned_violations(rule.python_func()(obj, self._rule_ctx(ctx, rule)))
                 else:
                     if activation is None:
                         activation = self._activation(obj, ctx, applicable)
@@ -135,7 +135,10 @@ class Checker:
                 if replaced and violation.obj is None and \
                         (rule.meta.code, tuple(violation.path)) in replaced:
                     continue  # another rule reports the same mistake with a better message
-                self._report_violation(state, rule, obj, violation)
+                try:
+                    self._report_violation(state, rule, obj, violation)
+                except Exception as exc:  # e.g. a path that names no field: the rule's mistake
+                    self._report_rule_error(state, rule, obj, exc)
 
     def _applicable(self, kind_key: str) -> list[RuleDef]:
         found = self._by_kind.get(kind_key)
@@ -208,7 +211,7 @@ class Checker:
         message = violation.message or _render(rule.message, target, violation.args)
         self._emit(state, rule.meta.code, rule.meta.name, violation.severity or rule.meta.severity,
                    message, location, target, format_path(violation.path) if violation.path else None,
-                   violation.fix)
+                   Fix(violation.fix) if violation.fix else None)
 
     def _report_problem(self, state: FileState, problem) -> None:
         if problem.kind == "internal-error":
@@ -224,12 +227,13 @@ class Checker:
         meta = self.rules.get(RULE_ERROR)
         name = meta.meta.name if meta else "rule-error"
         detail = f"{type(exc).__name__}: {exc}" if not str(exc).startswith("CEL") else str(exc)
-        message = f"rule {rule.meta.code} ({rule.meta.name}) failed on {obj.display()}: {detail}"
+        message = (f"rule {rule.meta.code} ({rule.meta.name}) failed on {obj.display()}: {detail}"
+                   f" ({rule_error_origin(rule, exc)})")
         self._emit(state, RULE_ERROR, name, Severity.ERROR, message, obj.locate(()), obj, force=True)
 
     def _emit(self, state: FileState, code: str, name: str, severity: Severity, message: str,
               location: Location, obj: KObject | None = None, field_path: str | None = None,
-              fix: str | None = None, force: bool = False) -> None:
+              fix: Fix | None = None, force: bool = False) -> None:
         if not force and not self._wanted(code, location.path):
             return
         if self.use_suppressions and state.suppressions.match(code, location.line):
@@ -304,6 +308,50 @@ def _loaded_data_frozen():
 
 
 YOUNG_COLLECTION_EVERY = 20_000   # allocations; Python's default is 700
+
+
+def returned_violations(returned) -> list[Violation]:
+    """What a Python rule gave back, which must be Violations: anything else is the rule's
+    mistake and is reported as such (KQ009), not as kueuelint's crash."""
+    if returned is None:
+        return []
+    if isinstance(returned, (str, bytes, dict, Violation)):
+        raise TypeError(f"a rule returns a list of Violation (or yields them), not one {type(returned).__name__}")
+    violations = list(returned)
+    for item in violations:
+        if not isinstance(item, Violation):
+            raise TypeError(f"a rule returns Violation objects (kueuelint.checks.api.Violation), "
+                            f"got {type(item).__name__} {_short(item)}")
+    return violations
+
+
+def rule_error_origin(rule: RuleDef, exc: BaseException) -> str:
+    """Where a failing rule is defined, and for a Python rule the line of its own code that
+    raised: what its author needs to find the mistake."""
+    import os
+    import traceback
+
+    origin = f"rule file {_shown_path(rule.meta.source)}"
+    module = (rule.python or "").partition(":")[0]
+    folder = os.path.dirname(os.path.abspath(rule.meta.source))
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.startswith(folder + os.sep)]
+    if isinstance(exc, SyntaxError) and exc.filename and exc.filename.startswith(folder + os.sep):
+        return f"{origin}, {_shown_path(exc.filename)}:{exc.lineno}"
+    if module and frames:
+        return f"{origin}, {_shown_path(frames[-1].filename)}:{frames[-1].lineno}"
+    return origin
+
+
+def _shown_path(path: str) -> str:
+    import os
+
+    relative = os.path.relpath(path) if os.path.isabs(path) else path
+    return path if relative.startswith(os.pardir) else relative
+
+
+def _short(value, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def _render(template: str, obj: KObject, args: dict) -> str:

@@ -22,7 +22,7 @@ FAIL_ON = ("error", "warning", "info")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="*", metavar="PATH", help="files, directories, globs or - (stdin)")
     out = parser.add_argument_group("output")
-    out.add_argument("--format", action="append", choices=("text", "json", "sarif", "junit", "github"),
+    out.add_argument("--format", action="append", choices=("text", "json", "sarif", "junit", "github", "gitlab"),
                      help="output format (repeat with --output to write several; default: text)")
     out.add_argument("--output", "-o", action="append", metavar="FILE",
                      help="write the matching --format to FILE instead of standard output")
@@ -38,6 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     fix.add_argument("--fix", action="store_true",
                      help="rewrite files to fix what can be fixed safely (KQ101, KQ102, KQ201, KQ630), "
                           "then report what is left")
+    fix.add_argument("--diff", action="store_true",
+                     help="print the changes --fix would make as a unified diff, write nothing "
+                          "(exit 1 when there are changes)")
     gate = parser.add_argument_group("exit status")
     gate.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     gate.add_argument("--fail-on", choices=FAIL_ON, default="error",
@@ -65,6 +68,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if not args.paths:
         raise UsageError("no paths given; try 'kueuelint check .' or 'kueuelint check -' for stdin")
+    if args.diff and (args.fix or args.format or args.output):
+        raise UsageError("--diff prints only the diff: it cannot be combined with --fix, --format or --output")
     config = load_cli_config(args)
     config.crds += tuple(os.path.abspath(path) for path in args.crd)
     outputs = open_outputs(args.format or ["text"], args.output or [])
@@ -76,8 +81,11 @@ def run(args: argparse.Namespace) -> int:
     except RuleFileError as exc:
         raise UsageError(str(exc)) from None
     result = _run_checks(args, config, rules)
+    if args.diff:
+        return _print_diff(result, config)
     if args.fix and not result.internal_error:
         result = _fix_and_recheck(result, args, config, rules)
+    _mark_fixable(result, config)
     write_reports(result, outputs, args)
     if args.verbose:
         _explain_stats(result.stats)
@@ -121,14 +129,58 @@ def _fix_and_recheck(result, args, config, rules):
     report = fix_files(result.findings, config.limits, config.default_namespace)
     if report.fixed:
         result = _run_checks(args, config, rules)
-    for finding, reason in report.not_fixed:
-        print(f"kueuelint: not fixed: {finding.location.path}:{finding.location.line}: "
-              f"{finding.code}: {reason}", file=sys.stderr)
+    _print_not_fixed(report)
     if not args.quiet:
         files = len(report.files)
         print(f"Fixed {len(report.fixed)} finding{'s' * (len(report.fixed) != 1)} in {files} "
               f"file{'s' * (files != 1)}.", file=sys.stderr)
     return result
+
+
+# The codes kueuelint.fix.fixers can fix (tests/test_fix_visible.py keeps the two equal): a run
+# without such findings does not import the fix machinery at all (start-up time).
+FIXER_CODES = frozenset({"KQ101", "KQ102", "KQ201", "KQ630"})
+
+
+def _mark_fixable(result, config) -> None:
+    if not any(finding.code in FIXER_CODES for finding in result.findings):
+        return
+    from kueuelint.fix.apply import attach_fixes
+
+    try:
+        attach_fixes(result.findings, config.limits, config.default_namespace)
+    except Exception as exc:  # the findings are still worth writing
+        from kueuelint.errors import internal_error_message
+
+        result.internal_error = result.internal_error or internal_error_message(exc, "planning fixes")
+
+
+def _print_diff(result, config) -> int:
+    """ruff's --diff: the fixes as a unified diff on standard output, nothing written."""
+    import difflib
+
+    from kueuelint.fix.apply import plan_fixes
+
+    if result.internal_error:
+        print(f"kueuelint: {result.internal_error}", file=sys.stderr)
+        return EXIT_ERROR
+    plans, report = plan_fixes(result.findings, config.limits, config.default_namespace)
+    for plan in plans:
+        for line in difflib.unified_diff(plan.text.splitlines(keepends=True),
+                                         plan.new_text.splitlines(keepends=True), plan.path, plan.path):
+            # as diff(1) and git mark it, so that patch(1) can apply the output
+            sys.stdout.write(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    _print_not_fixed(report)
+    fixes = sum(len(plan.edits) for plan in plans)
+    print(f"Would fix {fixes} finding{'s' * (fixes != 1)} in {len(plans)} "
+          f"file{'s' * (len(plans) != 1)}.", file=sys.stderr)
+    return EXIT_FINDINGS if plans else EXIT_OK
+
+
+def _print_not_fixed(report) -> None:
+    for finding, reason in report.not_fixed:
+        print(f"kueuelint: not fixed: {finding.location.path}:{finding.location.line}: "
+              f"{finding.code}: {reason}", file=sys.stderr)
 
 
 def _explain_stats(stats: dict[str, int]) -> None:

@@ -16,15 +16,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_config_arguments(parser)
 
 
-def run(args: argparse.Namespace) -> int:
+def configured_rules(args: argparse.Namespace):
+    """The built-in rules and those of the configuration's ``rule-dirs``, and the configuration."""
     from kueuelint import pipeline
     from kueuelint.checks.registry import RuleFileError
 
     config = load_cli_config(args)
     try:
-        rules = pipeline.load_rules(config)
+        return pipeline.load_rules(config), config
     except RuleFileError as exc:
         raise UsageError(str(exc)) from None
+
+
+def run(args: argparse.Namespace) -> int:
+    rules, config = configured_rules(args)
     metas = [r.meta for r in rules.values() if args.all or config.is_selected(r.meta.code)]
     if args.format == "json":
         json.dump([_as_json(m) for m in metas], sys.stdout, indent=2)
@@ -32,15 +37,30 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "markdown":
         sys.stdout.write(render_markdown(metas))
     else:
-        width = max((len(m.name) for m in metas), default=4)
-        for meta in metas:
-            print(f"{meta.code}  {meta.name:<{width}}  {str(meta.severity):<7}  {meta.summary}")
+        _print_table(metas)
     return 0
 
 
+def _print_table(metas) -> None:
+    from kueuelint.fix.fixers import fix_summary
+
+    width = max((len(m.name) for m in metas), default=4)
+    for meta in metas:
+        marker = FIX_MARKER if fix_summary(meta.code) else " " * len(FIX_MARKER)
+        print(f"{meta.code}  {meta.name:<{width}}  {str(meta.severity):<7}  {marker}  {meta.summary}")
+    if any(fix_summary(m.code) for m in metas):
+        print(f"\n{FIX_MARKER}: kueuelint check --fix can fix what the rule finds")
+
+
+FIX_MARKER = "[*]"   # as in ruff's listings and kueuelint's text reports
+
+
 def _as_json(meta) -> dict:
+    from kueuelint.fix.fixers import fix_summary
+
     return {"code": meta.code, "name": meta.name, "severity": str(meta.severity), "summary": meta.summary,
             "kinds": list(meta.kinds), "engine": meta.engine,
+            "fix": fix_summary(meta.code),
             "docs": {"what": meta.docs.what, "why": meta.docs.why, "example": meta.docs.example,
                      "fix": meta.docs.fix}}
 
@@ -66,5 +86,13 @@ def render_markdown(metas) -> str:
             out += ["", f"## {AREAS.get(area, area)}"]
         out += ["", f"### {meta.code} {meta.name}", "",
                 f"Default severity: **{meta.severity}**. Applies to: "
-                f"{', '.join(f'`{k}`' for k in meta.kinds) or 'files'}.", "", meta.docs.as_markdown().rstrip()]
+                f"{', '.join(f'`{k}`' for k in meta.kinds) or 'files'}.{_fix_sentence(meta.code)}", "",
+                meta.docs.as_markdown().rstrip()]
     return "\n".join(out) + "\n"
+
+
+def _fix_sentence(code: str) -> str:
+    from kueuelint.fix.fixers import fix_summary
+
+    summary = fix_summary(code)
+    return f" Fixable with `--fix` ({summary})." if summary else ""

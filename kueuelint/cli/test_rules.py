@@ -32,6 +32,11 @@ def run(args: argparse.Namespace) -> int:
     builtin_root = str(builtin_rules_dir())
     tested = {code: rule for code, rule in rules.items()
               if not user_dirs or not rule.meta.source.startswith(builtin_root)}
+    if not tested:
+        # an empty or mistyped folder must not pass as "all rules tested"
+        folders = ", ".join(str(d) for d in user_dirs)
+        print(f"kueuelint: no rule files (KQ<code>-<name>.yaml) in {folders}", file=sys.stderr)
+        return EXIT_ERROR
     results = run_all(rules, only=tested)
     failed = [r for r in results if not r.ok]
     for result in results:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Callable
 
-from kueuelint.fix.edits import CannotFix, Edit, child, insert_entry, line_span, rename_key, replace_scalar
+from kueuelint.fix.edits import CannotFix, Edit, child, line_span, put_entry, rename_key, replace_scalar
 from kueuelint.identify.objects import KObject
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
@@ -40,15 +40,10 @@ class QueueAnnotationToLabel(Fixer):
         annotations_key, annotations = child(metadata, "annotations")
         entry_key, entry_value = child(annotations, QUEUE_LABEL)
         value = json.dumps(entry_value.value)
-        labels = child(metadata, "labels")
         edits = [Edit(*line_span(text, entry_key, entry_value), "")]
         if len(annotations.value) == 1:
             edits = [Edit(*line_span(text, annotations_key, annotations), "")]
-        if labels is None:
-            edits.append(insert_entry(text, metadata, f"labels:\n{_indent_more(text, metadata)}"
-                                                      f"{QUEUE_LABEL}: {value}"))
-        else:
-            edits.append(insert_entry(text, labels[1], f"{QUEUE_LABEL}: {value}"))
+        edits.append(put_entry(text, metadata, ("labels", QUEUE_LABEL), value))
         return edits
 
     def expected(self, data):
@@ -116,21 +111,11 @@ class RayJobDeletesCluster(Fixer):
     code, summary = "KQ630", "set spec.shutdownAfterJobFinishes: true"
 
     def edits(self, obj, text):
-        spec = child(obj.doc.node, "spec")[1]
-        found = child(spec, "shutdownAfterJobFinishes")
-        if found is not None:
-            return [replace_scalar(found[1], "true")]
-        return [insert_entry(text, spec, "shutdownAfterJobFinishes: true")]
+        return [put_entry(text, obj.doc.node, ("spec", "shutdownAfterJobFinishes"), "true")]
 
     def expected(self, data):
         data["spec"]["shutdownAfterJobFinishes"] = True
         return data
-
-
-def _indent_more(text: str, mapping) -> str:
-    from kueuelint.fix.edits import block_indent
-
-    return block_indent(text, mapping) + "  "
 
 
 FIXERS: dict[str, Callable[[], Fixer]] = {
@@ -146,4 +131,10 @@ def fixer_for(code: str) -> Fixer | None:
     return factory() if factory else None
 
 
-__all__ = ["CannotFix", "FIXERS", "Fixer", "fixer_for"]
+def fix_summary(code: str) -> str | None:
+    """What ``--fix`` does for the rule ``code``, or None when it has no fix."""
+    fixer = fixer_for(code)
+    return fixer.summary if fixer else None
+
+
+__all__ = ["CannotFix", "FIXERS", "Fixer", "fix_summary", "fixer_for"]

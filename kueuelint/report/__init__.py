@@ -9,7 +9,7 @@ from typing import Callable, TextIO
 from kueuelint.findings import RunResult
 from kueuelint.report.options import ReportOptions
 
-FORMATS = ("text", "json", "sarif", "junit", "github")
+FORMATS = ("text", "json", "sarif", "junit", "github", "gitlab")
 
 # Module names differ from format names where the format name would shadow a stdlib module.
 _MODULES = {
@@ -18,6 +18,7 @@ _MODULES = {
     "sarif": "sarif",
     "junit": "junit",
     "github": "github",
+    "gitlab": "gitlab",
 }
 
 Reporter = Callable[[RunResult, TextIO, ReportOptions], None]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
-from kueuelint.findings import Finding, ObjectRef, RunResult
+from kueuelint.findings import Finding, Fix, ObjectRef, RunResult
 from kueuelint.report.common import TOOL_NAME, end_of, severity_counts
 from kueuelint.report.options import ReportOptions
 
@@ -41,6 +41,7 @@ def summary(result: RunResult) -> dict[str, Any]:
         "errors": errors,
         "warnings": warnings,
         "info": info,
+        "fixable": result.fixable(),
         "seconds": round(result.seconds, 3),
     }
 
@@ -60,8 +61,16 @@ def finding_dict(finding: Finding) -> dict[str, Any]:
         "message": finding.message,
         "object": object_dict(finding.obj),
         "fieldPath": finding.field_path,
-        "fix": finding.fix,
+        "fix": fix_dict(finding.fix),
     }
+
+
+def fix_dict(fix: Fix | None) -> dict[str, Any] | None:
+    if fix is None:
+        return None
+    return {"summary": fix.summary, "applicable": fix.applicable,
+            "edits": [{"line": e.line, "column": e.column, "endLine": e.end_line,
+                       "endColumn": e.end_column, "text": e.text} for e in fix.edits]}
 
 
 def object_dict(obj: ObjectRef | None) -> dict[str, Any] | None:

@@ -115,10 +115,29 @@ def result_dict(finding: Finding, rule_index: int, options: ReportOptions) -> di
         "message": {"text": finding.message},
         "locations": [location(finding, options)],
     }
-    extras = {key: value for key, value in (("fieldPath", finding.field_path), ("fix", finding.fix)) if value}
-    if extras:
-        entry["properties"] = extras
+    if finding.field_path:
+        entry["properties"] = {"fieldPath": finding.field_path}
+    if finding.fix is not None and finding.fix.applicable:
+        entry["fixes"] = [fix_dict(finding, options)]
+    elif finding.fix is not None:
+        entry.setdefault("properties", {})["fix"] = finding.fix.summary   # advice without edits
     return entry
+
+
+def fix_dict(finding: Finding, options: ReportOptions) -> dict[str, Any]:
+    """The fix as SARIF replacements in the finding's file (an empty deleted region inserts)."""
+    replacements = [{
+        "deletedRegion": {"startLine": edit.line, "startColumn": edit.column,
+                          "endLine": edit.end_line, "endColumn": edit.end_column},
+        "insertedContent": {"text": edit.text},
+    } for edit in finding.fix.edits]
+    return {
+        "description": {"text": finding.fix.summary},
+        "artifactChanges": [{
+            "artifactLocation": artifact_location(finding.location.path, options.cwd_for_uris),
+            "replacements": replacements,
+        }],
+    }
 
 
 def location(finding: Finding, options: ReportOptions) -> dict[str, Any]:

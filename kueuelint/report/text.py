@@ -16,6 +16,7 @@ from kueuelint.report.common import TOOL_NAME, end_of, plural, severity_counts
 from kueuelint.report.options import ReportOptions
 
 TAB_WIDTH = 4
+FIX_MARKER = "[*]"   # ruff's mark for a finding --fix can fix
 _RESET = "\x1b[0m"
 _SEVERITY_COLOR = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFO: "34"}
 
@@ -81,8 +82,9 @@ def headline(finding: Finding, paint: _Paint = _NO_COLOR) -> str:
     sev = finding.severity
     # Continuation lines are indented so every finding still starts with its path.
     message = _printable(finding.message).replace("\n", "\n    ")
+    marker = f"{FIX_MARKER} " if finding.fix is not None and finding.fix.applicable else ""
     return (f"{paint(loc.path, '1')}:{loc.line}:{loc.column}: "
-            f"{paint.severity(finding.code, sev, bold=True)} {paint.severity(f'[{sev}]', sev)} "
+            f"{paint.severity(finding.code, sev, bold=True)} {marker}{paint.severity(f'[{sev}]', sev)} "
             f"{message} ({finding.name})")
 
 
@@ -140,7 +142,9 @@ def summary(result: RunResult, paint: _Paint) -> str:
         return f"{paint('All checks passed', '1;32')}: {scope} {took}"
     errors, warnings, info = severity_counts(result)
     counts = f"{plural(errors, 'error')}, {plural(warnings, 'warning')}, {info} info"
-    return f"{scope}: {counts} {took}"
+    fixable = result.fixable()
+    fixes = f". {FIX_MARKER} {fixable} fixable with --fix (preview: --diff)" if fixable else ""
+    return f"{scope}: {counts} {took}{fixes}"
 
 
 def _width(text: str) -> int:
