@@ -25,7 +25,7 @@ from kueuelint.checks.api import RuleContext, Violation
 from kueuelint.checks.registry import RuleDef
 from kueuelint.identify.objects import KObject
 
-VARIABLES = ("object", "workloads", "localQueue", "clusterQueue", "kueueConfig", "kueueVersion")
+VARIABLES = ("object", "workloads", "localQueue", "clusterQueue", "kueueConfig", "kueueVersion", "params")
 _PATH_PART = re.compile(r"\.?([^.\[\]]+)|\[(\d+)\]|\[['\"]([^'\"]+)['\"]\]")
 
 
@@ -45,13 +45,15 @@ def parse_field_path(text: str) -> tuple:
 
 
 class CelRule:
-    def __init__(self, rule: RuleDef, engine) -> None:
+    def __init__(self, rule: RuleDef, engine, params: dict[str, Any] | None = None) -> None:
         self.rule = rule
         self.engine = engine
         self.spec = rule.cel or {}
         self._programs: dict[str, Any] = {}
         sources = " ".join(str(v) for v in _all_sources(self.spec))
         self.needs = {name for name in VARIABLES if name in sources}
+        # the rule's options; they differ per rule, so such rules get an activation of their own
+        self.params = dict(params or {}) if "params" in self.needs else None
         self.object_fields = object_fields(sources)
         self.bounded = may_grow(sources) and sandbox_available()
         self.stopped: str | None = None
@@ -69,9 +71,13 @@ class CelRule:
             self._programs[source] = program
         return program
 
-    def evaluate(self, activation) -> list[Violation]:
+    def evaluate(self, activation, values: dict[str, Any] | None = None) -> list[Violation]:
+        """Violations of the rule; ``values`` are the activation's variables, needed only by a
+        rule that reads ``params``."""
         if self.stopped:
             raise CelLimitExceeded(self.stopped)
+        if self.params is not None:
+            activation = self.engine.activation({**(values or {}), "params": self.params})
         if self.bounded:
             for source in _all_sources(self.spec):
                 if source:
@@ -124,14 +130,28 @@ class CelRule:
         items = self._eval(self.spec["violations"], activation)
         if not isinstance(items, list):
             raise CelRuleError("'violations' must return a list")
-        found = []
+        found, seen = [], set()
         for item in items:
-            if isinstance(item, dict):
-                found.append(Violation(message=item.get("message"),
-                                       path=parse_field_path(str(item.get("path", "")))))
-            else:
-                found.append(Violation(message=str(item)))
+            violation = _listed_violation(item)
+            key = (violation.message, violation.path, repr(violation.args))
+            if key not in seen:   # pod sets sharing one template (LWS) must not say it twice
+                seen.add(key)
+                found.append(violation)
         return found
+
+
+def _listed_violation(item) -> Violation:
+    """One item of ``violations``: a message, or a map with ``message`` or ``args`` (values for
+    the rule's message template) and ``path``."""
+    if not isinstance(item, dict):
+        return Violation(message=str(item))
+    args = item.get("args")
+    if args is not None and not isinstance(args, dict):
+        raise CelRuleError("'args' of a violation must be a map")
+    message = item.get("message")
+    return Violation(message=None if message is None else str(message),
+                     path=parse_field_path(str(item.get("path", ""))),
+                     args={str(k): v for k, v in (args or {}).items()})
 
 
 def _all_sources(spec: dict):

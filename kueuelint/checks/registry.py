@@ -40,7 +40,8 @@ class RuleDef:
     python: str | None = None
     cel: dict[str, Any] | None = None
     problem_kinds: tuple[str, ...] = ()      # for builtin input rules: loader problem kinds
-    options: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)   # defaults of the rule's options
+    options_schema: dict[str, Any] | None = None             # JSON Schema of the options object
     _func: Any = None
 
     def applies_to(self, kind_key: str) -> bool:
@@ -97,10 +98,16 @@ def builtin_rules_dir() -> Path:
 
 
 def load_rules(config) -> dict[str, RuleDef]:
-    """The built-in rules and those of the configuration's ``rule-dirs``."""
+    """The built-in rules and those of the configuration's ``rule-dirs``, with the options the
+    configuration sets for them checked."""
     from kueuelint.config import resolve_paths
 
-    return load_rule_dirs([builtin_rules_dir()] + [Path(p) for p in resolve_paths(config, config.rule_dirs)])
+    rules = load_rule_dirs([builtin_rules_dir()] + [Path(p) for p in resolve_paths(config, config.rule_dirs)])
+    if config.rule_options:
+        from kueuelint.checks.options import validate_rule_options
+
+        validate_rule_options(rules, config.rule_options, config.source or "config")
+    return rules
 
 
 def load_rule_dirs(dirs: list[Path]) -> dict[str, RuleDef]:
@@ -172,8 +179,10 @@ def _rule_from_data(data: dict, path: Path) -> RuleDef:
                    message=str(data.get("message", meta.summary)),
                    python=data.get("python"), cel=data.get("cel"),
                    problem_kinds=tuple(data.get("problem-kinds") or ()),
-                   options=dict(data.get("options") or {}))
+                   options=dict(data.get("options") or {}),
+                   options_schema=data.get("options-schema"))
     _check_implementation(rule, path)
+    _check_options_schema(rule, path)
     return rule
 
 
@@ -184,6 +193,22 @@ def _check_implementation(rule: RuleDef, path: Path) -> None:
         cel = rule.cel
         if not isinstance(cel, dict) or not (cel.get("validations") or cel.get("violations")):
             raise RuleFileError(f"{path}: a cel rule needs 'cel.validations' or 'cel.violations'")
+
+
+def _check_options_schema(rule: RuleDef, path: Path) -> None:
+    """The cheap shape check at every load; the full JSON Schema check runs when options are
+    configured (jsonschema is a slow import) and in the rule tests."""
+    schema = rule.options_schema
+    if schema is None:
+        return
+    if not isinstance(schema, dict) or schema.get("type") != "object" \
+            or not isinstance(schema.get("properties"), dict):
+        raise RuleFileError(f"{path}: 'options-schema' must be a JSON Schema of type object "
+                            "with 'properties'")
+    undeclared = sorted(set(rule.options) - set(schema["properties"]))
+    if undeclared:
+        raise RuleFileError(f"{path}: option {undeclared[0]!r} has a default but no schema in "
+                            "'options-schema.properties'")
 
 
 def _required(data: dict, key: str, path: Path) -> str:
