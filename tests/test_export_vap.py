@@ -113,8 +113,12 @@ def test_rules_that_need_other_objects_are_refused_with_the_reason(tmp_path):
     derived.write_text("code: KQ952\nname: uses-requests\nkinds: [batch/Job]\nmessage: m\n"
                        "cel: {validations: [{expression: \"workloads.all(w, w.podSets.all(p, "
                        "!('cpu' in p.requests)))\"}]}\n")
+    typed = tmp_path / "KQ953-map-test.yaml"
+    typed.write_text("code: KQ953\nname: map-test\nkinds: [batch/Job]\nmessage: m\n"
+                     "cel: {validations: [{expression: \"type(object.spec) != map || has(object.spec.x)\"}]}\n")
     rules = load_rule_dirs([tmp_path])
     _, refused = export_rules(rules, Config(), ExportSettings())
+    assert refused["KQ953"].startswith("compares type(object...) with map")
     assert refused["KQ951"] == "reads clusterQueue: objects other than the one admitted"
     assert refused["KQ952"].startswith("reads what kueuelint derives for workloads (requests)")
     assert REFUSED["KQ702"].startswith("written in Python")

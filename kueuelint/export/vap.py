@@ -45,6 +45,8 @@ DERIVED_FIELDS = ("requests", "count", "minCount", "priorityClass", "queueNamePa
 SEPARATOR = " | "
 MAX_NESTING = 4
 _DERIVED = re.compile(r"\.\s*(" + "|".join(DERIVED_FIELDS) + r")\b")
+# In the API server an object (and its typed fields) has an object type, never `map`
+_OBJECT_IS_MAP = re.compile(r"type\(\s*object(\s*\.\s*(metadata|spec|status))?\s*\)\s*[!=]=\s*map\b")
 
 
 class NotExportable(Exception):
@@ -149,6 +151,9 @@ def _inputs(sources: list[str]) -> set[str]:
     used = set()
     for source in sources:
         used |= celtext.free_identifiers(source) & (RULE_INPUTS | set(OTHER_OBJECTS))
+    if any(_OBJECT_IS_MAP.search(piece) for source in sources for piece in _code(source)):
+        raise NotExportable("compares type(object...) with map, which is never true for the typed "
+                            "objects of the API server; test fields with has() instead")
     other = sorted(used & set(OTHER_OBJECTS))
     if other:
         raise NotExportable(f"reads {', '.join(other)}: objects other than the one admitted")
@@ -158,6 +163,10 @@ def _inputs(sources: list[str]) -> set[str]:
             raise NotExportable(f"reads what kueuelint derives for workloads ({', '.join(derived)}), "
                                 "which CEL in the API server cannot work out")
     return used
+
+
+def _code(source: str) -> list[str]:
+    return [source[start:end] for start, end, is_code in celtext.code_spans(source) if is_code]
 
 
 def _derived_fields(source: str) -> set[str]:
