@@ -204,13 +204,34 @@ def activation_values(obj: KObject, ctx: RuleContext, needs: set[str],
         workloads = ctx.workloads(obj)
         values["workloads"] = [_workload_value(w) for w in workloads]
         queue = next((w.queue_name for w in workloads if w.queue_name), None)
-        local_queue = ctx.inventory.local_queue_for(obj, queue)
-        cluster_queue = ctx.inventory.cluster_queue_of(local_queue)
-        values["localQueue"] = local_queue.data if local_queue else None
-        values["clusterQueue"] = cluster_queue.data if cluster_queue else None
+        local_queue, cluster_queue = _queues(obj, queue, ctx)
+        values["localQueue"] = _as_stored(local_queue)
+        values["clusterQueue"] = _as_stored(cluster_queue)
     if "kueueConfig" in needs:
         values["kueueConfig"] = ctx.inventory.kueue_configuration()
     return values
+
+
+def _queues(obj: KObject, queue: str | None, ctx: RuleContext) -> tuple[KObject | None, KObject | None]:
+    """The LocalQueue and ClusterQueue behind ``queue``; neither when the run defines one of them
+    twice, differently (which one the cluster holds is unknown: say nothing)."""
+    from kueuelint.checks.builtin.coverage import ambiguous
+
+    local_queue = ctx.inventory.local_queue_for(obj, queue)
+    cluster_queue = ctx.inventory.cluster_queue_of(local_queue)
+    if any(q is not None and ambiguous(ctx.inventory, q) for q in (local_queue, cluster_queue)):
+        return None, None
+    return local_queue, cluster_queue
+
+
+def _as_stored(obj: KObject | None) -> dict | None:
+    """The object's data with the namespace it is stored in, written or defaulted."""
+    if obj is None:
+        return None
+    metadata = obj.data.get("metadata")
+    if obj.namespace and isinstance(metadata, dict) and not metadata.get("namespace"):
+        return {**obj.data, "metadata": {**metadata, "namespace": obj.namespace}}
+    return obj.data
 
 
 def _workload_value(workload) -> dict:
