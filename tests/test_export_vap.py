@@ -15,7 +15,8 @@ from kueuelint import pipeline
 from kueuelint.checks.registry import builtin_rules_dir, load_rule_dirs
 from kueuelint.checks.runner import Checker
 from kueuelint.config import Config, from_mapping
-from kueuelint.export import celtext, kinds, offline
+from kueuelint.cel import text as celtext
+from kueuelint.export import kinds, offline
 from kueuelint.export.vap import SEPARATOR, ExportSettings, export_rule, export_rules
 
 OPENAPI = REPO / "tests" / "data" / "openapi" / "admissionregistration.k8s.io__v1_openapi.json"

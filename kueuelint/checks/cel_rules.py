@@ -70,7 +70,7 @@ class CelRule:
             from kueuelint.cel.engine import CelCompileError
 
             try:
-                program = compile_cached(source, VARIABLES, self.engine)
+                program = compile_cached(_without_binds(source), VARIABLES, self.engine)
             except CelCompileError as exc:
                 raise CelRuleError(f"CEL compile error at {exc.line}:{exc.column}: {exc.message}") from None
             self._programs[source] = program
@@ -143,6 +143,20 @@ class CelRule:
                 seen.add(key)
                 found.append(violation)
         return found
+
+
+def _without_binds(source: str) -> str:
+    """cel.bind written as ``[value].map(name, body)[0]``, which means the same.  cel-expr-python
+    0.1.3 evaluates a binding lazily and, with comprehensions nested around it, has been seen to
+    read another comprehension's value (KQ801 got a map where it bound a list)."""
+    if "bind" not in source:
+        return source
+    from kueuelint.cel.text import CelTextError, expand_binds
+
+    try:
+        return expand_binds(source)
+    except CelTextError:
+        return source   # the engine reports the malformed call with its position
 
 
 def _is_builtin(rule: RuleDef) -> bool:

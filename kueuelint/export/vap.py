@@ -31,7 +31,8 @@ from typing import Any
 from kueuelint.checks.options import effective_options, options_schema
 from kueuelint.checks.registry import RuleDef
 from kueuelint.config import Config
-from kueuelint.export import celtext, kinds
+from kueuelint.cel import text as celtext
+from kueuelint.export import kinds
 from kueuelint.findings import Severity
 
 API_VERSION = "admissionregistration.k8s.io/v1"

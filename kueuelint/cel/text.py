@@ -1,9 +1,10 @@
-"""Rewriting CEL source text for the Kubernetes API server.
+"""Rewriting CEL source text.
 
-kueuelint's rules may bind helpers with ``cel.bind`` (Kubernetes CEL has no bindings library)
-and name their inputs ``workloads``, ``params`` and ``kueueVersion``; a ValidatingAdmissionPolicy
-offers them as ``variables.<name>``.  These functions work on the source text with a small
-scanner that knows string literals and brackets, which is all the rewriting needs.
+Rules may bind helpers with ``cel.bind``, which Kubernetes CEL lacks and cel-expr-python 0.1.3
+evaluates wrongly inside nested comprehensions; both get it as ``[value].map(name, body)[0]``.
+A ValidatingAdmissionPolicy offers the rule's ``workloads``, ``params`` and ``kueueVersion`` as
+``variables.<name>``.  These functions work on the source text with a small scanner that knows
+string literals and brackets, which is all the rewriting needs.
 """
 
 from __future__ import annotations
