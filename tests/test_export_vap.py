@@ -62,6 +62,7 @@ def test_kq7_export_is_valid_against_the_openapi_schema_and_kueuelint(cli, tmp_p
     assert proc.returncode == 0, proc.stderr
     documents = list(yaml.safe_load_all(out.read_text()))
     assert [d["kind"] for d in documents] == ["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]
+    assert documents[0]["metadata"]["name"] == "kueuelint-kq701-placement-in-pod-template"
     for document in documents:
         if document["kind"] != "ConfigMap":
             assert validator(document) == []
@@ -72,7 +73,7 @@ def test_kq7_export_is_valid_against_the_openapi_schema_and_kueuelint(cli, tmp_p
 
 
 def test_every_exported_object_is_valid(validator):
-    assert {"KQ201", "KQ701"} <= set(EXPORTABLE)
+    assert {"KQ201", "KQ204", "KQ701"} <= set(EXPORTABLE)
     for item in EXPORTED:
         for obj in item.objects:
             if obj["kind"] != "ConfigMap":
@@ -97,6 +98,19 @@ def test_severity_sets_the_actions_and_failure_policy():
     assert deny.objects[1]["spec"]["validationActions"] == ["Deny"]
     escalated = export_rule(RULES["KQ701"], from_mapping({"severity": {"KQ701": "error"}}), ExportSettings())
     assert escalated.objects[1]["spec"]["validationActions"] == ["Deny"]
+
+
+def test_a_rule_with_findings_of_two_severities_gets_a_policy_for_each():
+    item = EXPORTABLE["KQ204"]
+    names = [p["metadata"]["name"] for p in item.policies]
+    assert names == ["kueuelint-kq204-queue-name-invalid", "kueuelint-kq204-queue-name-invalid-warning"]
+    assert [b["spec"]["validationActions"] for b in item.objects if b["kind"].endswith("Binding")] == \
+        [["Deny"], ["Warn"]]
+    job = {"apiVersion": "batch/v1", "kind": "Job",
+           "metadata": {"name": "j", "namespace": "n", "labels": {"kueue.x-k8s.io/queue-name": ""}}}
+    assert [offline.evaluate(p, job).denied for p in item.policies] == [False, True]
+    job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] = "Team_A"
+    assert [offline.evaluate(p, job).denied for p in item.policies] == [True, False]
 
 
 def test_kinds_without_reachable_pod_templates_are_left_out_with_the_reason():
@@ -174,11 +188,11 @@ def linter_and_policy(item, paths: list[Path]):
     params = next((o for o in item.objects if o["kind"] == "ConfigMap"), None)
     for state in Checker(RULES, config).identify_files(inputs.files):
         for obj in state.objects:
-            decision = offline.evaluate(item.policy, api_server_view(obj), params)
-            if decision.matched:
+            decisions = [offline.evaluate(policy, api_server_view(obj), params) for policy in item.policies]
+            if any(decision.matched for decision in decisions):
                 ref = obj.ref()
                 key = (obj.path, ref.kind, ref.namespace, ref.name)
-                yield obj, found.get(key, set()), _messages(decision)
+                yield obj, found.get(key, set()), set().union(*map(_messages, decisions))
 
 
 def _messages(decision) -> set[str]:

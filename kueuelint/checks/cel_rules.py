@@ -24,7 +24,7 @@ from kueuelint.cel.sandbox import (  # noqa: F401 - re-exported: rules and tests
 )
 from kueuelint.checks.api import RuleContext, Violation
 from kueuelint.checks.registry import RuleDef, builtin_rules_dir
-from kueuelint.findings import format_path
+from kueuelint.findings import Severity, format_path
 from kueuelint.identify.objects import KObject
 
 VARIABLES = ("object", "workloads", "localQueue", "clusterQueue", "kueueConfig", "kueueVersion", "params")
@@ -66,11 +66,10 @@ class CelRule:
     def program(self, source: str):
         program = self._programs.get(source)
         if program is None:
-            from kueuelint.cel.cache import compile_cached
             from kueuelint.cel.engine import CelCompileError
 
             try:
-                program = compile_cached(_without_binds(source), VARIABLES, self.engine)
+                program = _compile_without_binds(source, self.engine)
             except CelCompileError as exc:
                 raise CelRuleError(f"CEL compile error at {exc.line}:{exc.column}: {exc.message}") from None
             self._programs[source] = program
@@ -145,18 +144,21 @@ class CelRule:
         return found
 
 
-def _without_binds(source: str) -> str:
-    """cel.bind written as ``[value].map(name, body)[0]``, which means the same.  cel-expr-python
-    0.1.3 evaluates a binding lazily and, with comprehensions nested around it, has been seen to
-    read another comprehension's value (KQ801 got a map where it bound a list)."""
-    if "bind" not in source:
-        return source
+def _compile_without_binds(source: str, engine):
+    """The program of ``source`` with cel.bind written as ``[value].map(name, body)[0]``, which
+    means the same: cel-expr-python 0.1.3 evaluates a binding lazily and, with comprehensions
+    nested around it, has been seen to read another comprehension's value (KQ801 got a map where
+    it bound a list).  The rewrite nests deeper; when it no longer compiles, the source as written."""
+    from kueuelint.cel.cache import compile_cached
+    from kueuelint.cel.engine import CelCompileError
     from kueuelint.cel.text import CelTextError, expand_binds
 
-    try:
-        return expand_binds(source)
-    except CelTextError:
-        return source   # the engine reports the malformed call with its position
+    if "bind" in source:
+        try:
+            return compile_cached(expand_binds(source), VARIABLES, engine)
+        except (CelTextError, CelCompileError):
+            pass
+    return compile_cached(source, VARIABLES, engine)
 
 
 def _is_builtin(rule: RuleDef) -> bool:
@@ -174,7 +176,8 @@ def _flattened(items: list):
 
 def _listed_violation(item) -> Violation:
     """One item of ``violations``: a message, or a map with ``message`` or ``args`` (values for
-    the rule's message template) and ``path``."""
+    the rule's message template), ``path``, and optionally ``atValue`` (point at the value, not
+    the key) and ``severity`` (this finding's, when not the rule's)."""
     if not isinstance(item, dict):
         return Violation(message=str(item))
     args = item.get("args")
@@ -183,7 +186,17 @@ def _listed_violation(item) -> Violation:
     message = item.get("message")
     return Violation(message=None if message is None else str(message),
                      path=parse_field_path(str(item.get("path", ""))),
+                     at_value=item.get("atValue") is True, severity=_severity(item.get("severity")),
                      args={str(k): v for k, v in (args or {}).items()})
+
+
+def _severity(value) -> Severity | None:
+    if value is None:
+        return None
+    try:
+        return Severity.parse(str(value))
+    except ValueError as exc:
+        raise CelRuleError(f"violation severity: {exc}") from None
 
 
 def _all_sources(spec: dict):

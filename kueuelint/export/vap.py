@@ -47,6 +47,7 @@ SEPARATOR = " | "
 MAX_NESTING = 4
 _DERIVED = re.compile(r"\.\s*(" + "|".join(DERIVED_FIELDS) + r")\b")
 # In the API server an object (and its typed fields) has an object type, never `map`
+_SEVERITY_LITERAL = re.compile(r"'severity'\s*:\s*'(\w+)'")
 _OBJECT_IS_MAP = re.compile(r"type\(\s*object(\s*\.\s*(metadata|spec|status))?\s*\)\s*[!=]=\s*map\b")
 
 
@@ -64,6 +65,10 @@ class Exported:
     @property
     def policy(self) -> dict:
         return self.objects[0]
+
+    @property
+    def policies(self) -> list[dict]:
+        return [obj for obj in self.objects if obj["kind"] == "ValidatingAdmissionPolicy"]
 
 
 @dataclass
@@ -93,26 +98,17 @@ def export_rule(rule: RuleDef, config: Config, settings: ExportSettings) -> Expo
     matched, left_out = _matched_kinds(rule, "workloads" in inputs)
     params = _params(rule, config) if "params" in inputs else None
     name = policy_name(rule)
-    actions = validation_actions(rule, config, settings)
-    spec: dict[str, Any] = {"failurePolicy": "Fail" if "Deny" in actions else "Ignore"}
+    severities = finding_severities(rule, config)
+    objects = []
+    for severity in severities:
+        own_name = name if severity == severities[0] else f"{name}-{severity}"
+        only = str(severity) if len(severities) > 1 else None
+        spec = _policy_spec(rule, config, matched, inputs, params, only)
+        actions = validation_actions(rule, settings, severity)
+        spec = {"failurePolicy": "Fail" if "Deny" in actions else "Ignore", **spec}
+        objects += _policy_and_binding(rule, own_name, spec, actions, name if params is not None else None,
+                                       settings)
     if params is not None:
-        spec["paramKind"] = {"apiVersion": "v1", "kind": "ConfigMap"}
-    spec["matchConstraints"] = {"resourceRules": [_resource_rule(key) for key in matched]}
-    variables = _variables(rule, matched, inputs, params, config)
-    validations = _validations(rule, variables)
-    if variables:
-        spec["variables"] = variables
-    spec["validations"] = validations
-    metadata = {"name": name, "labels": dict(MANAGED_BY),
-                "annotations": {"kueuelint.io/rule": rule.meta.code}}
-    policy = {"apiVersion": API_VERSION, "kind": "ValidatingAdmissionPolicy", "metadata": metadata,
-              "spec": spec}
-    binding_spec: dict[str, Any] = {"policyName": name, "validationActions": actions}
-    objects = [policy, {"apiVersion": API_VERSION, "kind": "ValidatingAdmissionPolicyBinding",
-                        "metadata": {"name": name, "labels": dict(MANAGED_BY)}, "spec": binding_spec}]
-    if params is not None:
-        binding_spec["paramRef"] = {"name": name, "namespace": settings.params_namespace,
-                                    "parameterNotFoundAction": "Deny"}
         objects.append({"apiVersion": "v1", "kind": "ConfigMap",
                         "metadata": {"name": name, "namespace": settings.params_namespace,
                                      "labels": dict(MANAGED_BY)},
@@ -120,14 +116,52 @@ def export_rule(rule: RuleDef, config: Config, settings: ExportSettings) -> Expo
     return Exported(rule, matched, objects, left_out)
 
 
+def finding_severities(rule: RuleDef, config: Config) -> list[Severity]:
+    """The rule's severity first, then any other one its violations set: a binding has one set of
+    validationActions, so each severity gets a policy of its own.  A severity set for the code
+    in the configuration applies to every finding."""
+    if rule.meta.code in config.severity:
+        return [config.severity[rule.meta.code]]
+    found = [rule.meta.severity]
+    for literal in _SEVERITY_LITERAL.findall((rule.cel or {}).get("violations") or ""):
+        severity = Severity.parse(literal)
+        if severity not in found:
+            found.append(severity)
+    return found
+
+
+def _policy_spec(rule: RuleDef, config: Config, matched: list[str], inputs: set[str], params,
+                 only: str | None) -> dict[str, Any]:
+    spec: dict[str, Any] = {}
+    if params is not None:
+        spec["paramKind"] = {"apiVersion": "v1", "kind": "ConfigMap"}
+    spec["matchConstraints"] = {"resourceRules": [_resource_rule(key) for key in matched]}
+    variables = _variables(rule, matched, inputs, params, config, only)
+    if variables:
+        spec["variables"] = variables
+    spec["validations"] = _validations(rule)
+    return spec
+
+
+def _policy_and_binding(rule: RuleDef, name: str, spec: dict, actions: list[str], params_name: str | None,
+                        settings: ExportSettings) -> list[dict]:
+    metadata = {"name": name, "labels": dict(MANAGED_BY), "annotations": {"kueuelint.io/rule": rule.meta.code}}
+    binding_spec: dict[str, Any] = {"policyName": name, "validationActions": actions}
+    if params_name is not None:
+        binding_spec["paramRef"] = {"name": params_name, "namespace": settings.params_namespace,
+                                    "parameterNotFoundAction": "Deny"}
+    return [{"apiVersion": API_VERSION, "kind": "ValidatingAdmissionPolicy", "metadata": metadata, "spec": spec},
+            {"apiVersion": API_VERSION, "kind": "ValidatingAdmissionPolicyBinding",
+             "metadata": {"name": name, "labels": dict(MANAGED_BY)}, "spec": binding_spec}]
+
+
 def policy_name(rule: RuleDef) -> str:
     return f"kueuelint-{rule.meta.code.lower()}-{rule.meta.name}"
 
 
-def validation_actions(rule: RuleDef, config: Config, settings: ExportSettings) -> list[str]:
+def validation_actions(rule: RuleDef, settings: ExportSettings, severity: Severity) -> list[str]:
     if settings.audit:
         return ["Audit"]
-    severity = config.severity.get(rule.meta.code, rule.meta.severity)
     for key in (rule.meta.code, str(severity)):
         if key in settings.actions:
             return list(settings.actions[key])
@@ -244,7 +278,8 @@ def _in_cluster(source: str) -> str:
     return celtext.rename(celtext.expand_binds(source), _RENAMED)
 
 
-def _variables(rule: RuleDef, matched: list[str], inputs: set[str], params, config: Config) -> list[dict]:
+def _variables(rule: RuleDef, matched: list[str], inputs: set[str], params, config: Config,
+               only: str | None) -> list[dict]:
     variables = []
     if params is not None:
         variables.append({"name": "params", "expression": params_expression(rule)})
@@ -260,7 +295,7 @@ def _variables(rule: RuleDef, matched: list[str], inputs: set[str], params, conf
         if spec.get("match"):
             found = f"!({_in_cluster(spec['match'])}) ? [] : ({found})"
         variables.append({"name": "violations", "expression": found})
-        variables.append({"name": "message", "expression": _rendered(rule, "variables.violations")})
+        variables.append({"name": "message", "expression": _rendered(rule, "variables.violations", only)})
     return variables
 
 
@@ -279,7 +314,7 @@ def _workloads_by_kind(matched: list[str]) -> str:
 KIND_KEY = "(request.kind.group == '' ? '' : request.kind.group + '/') + request.kind.kind"
 
 
-def _validations(rule: RuleDef, variables: list[dict]) -> list[dict]:
+def _validations(rule: RuleDef) -> list[dict]:
     spec = rule.cel or {}
     found = []
     match = _in_cluster(spec["match"]) if spec.get("match") else None
@@ -330,8 +365,9 @@ def _object_placeholder(name: str) -> str:
     return _OBJECT_PLACEHOLDERS[name]
 
 
-def _rendered(rule: RuleDef, violations: str) -> str:
-    """Every violation of a (possibly nested) list as one line of text, '' when there is none."""
+def _rendered(rule: RuleDef, violations: str, only: str | None) -> str:
+    """Every violation of a (possibly nested) list as one line of text, '' when there is none;
+    with ``only``, just the violations of that severity."""
 
     def render(item: str) -> str:
         def placeholder(name: str) -> str:
@@ -339,8 +375,13 @@ def _rendered(rule: RuleDef, violations: str) -> str:
 
         templated = celtext.template_expression(rule.message, placeholder) or celtext.literal(rule.message)
         where = f"(has({item}.path) && string({item}.path) != '' ? ' (at ' + string({item}.path) + ')' : '')"
-        return (f"(type({item}) == string ? {item} : "
+        text = (f"(type({item}) == string ? {item} : "
                 f"(has({item}.message) ? string({item}.message) : {templated}) + {where})")
+        if only is None:
+            return text
+        default = celtext.literal(str(rule.meta.severity))
+        severity = f"(type({item}) != string && has({item}.severity) ? string({item}.severity) : {default})"
+        return f"({severity} == {celtext.literal(only)} ? {text} : '')"
 
     def level(items: str, depth: int) -> str:
         var = f"v{depth}"
