@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from conftest import CORPUS, REPO
+from test_rule_options import ALLOWED_LABEL_RULE as TEAM_RULE
 from kueuelint import pipeline
 from kueuelint.checks.registry import builtin_rules_dir, load_rule_dirs
 from kueuelint.checks.runner import Checker
@@ -293,30 +294,6 @@ def test_resource_plurals_match_kueue_crds():
 
 
 # --- options become a ConfigMap the policy reads -----------------------------------------------------
-
-TEAM_RULE = """\
-code: KQ950
-name: allowed-team
-severity: error
-summary: Jobs name an allowed team.
-kinds: [batch/Job]
-message: "{object} names team {team}, which is not allowed"
-options: {teams: [ml], strict: false, limit: 2}
-options-schema:
-  type: object
-  properties:
-    teams: {type: array, items: {type: string}}
-    strict: {type: boolean}
-    limit: {type: integer}
-cel:
-  violations: >-
-    cel.bind(labels, has(object.metadata.labels) ? object.metadata.labels : {},
-      'team' in labels && !(labels['team'] in params.teams)
-        ? [{'path': "metadata.labels['team']", 'args': {'team': labels['team']}}]
-        : (params.strict && !('team' in labels) ? [{'path': 'metadata', 'args': {'team': '(none)'}}] :
-           (size(labels) > params.limit ? [{'path': 'metadata', 'args': {'team': 'too many labels'}}] : [])))
-docs: {what: w, why: y, fix: f}
-"""
 
 JOBS = [("a", {"team": "ml"}), ("b", {"team": "web"}), ("c", {}), ("d", {"team": "ml", "x": "1", "y": "2"})]
 

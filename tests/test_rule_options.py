@@ -19,21 +19,20 @@ severity: error
 summary: Jobs name an allowed team.
 kinds: [batch/Job]
 message: "{object} names team {team}, which is not allowed"
-options:
-  teams: [ml]
-  strict: false
+options: {teams: [ml], strict: false, limit: 2}
 options-schema:
   type: object
   properties:
     teams: {type: array, items: {type: string}}
     strict: {type: boolean}
+    limit: {type: integer}
 cel:
   violations: >-
-    has(object.metadata.labels) && 'team' in object.metadata.labels &&
-    !(object.metadata.labels['team'] in params.teams)
-      ? [{'path': "metadata.labels['team']", 'args': {'team': object.metadata.labels['team']}}]
-      : (params.strict && !(has(object.metadata.labels) && 'team' in object.metadata.labels)
-         ? [{'path': 'metadata', 'args': {'team': '(none)'}}] : [])
+    cel.bind(labels, has(object.metadata.labels) ? object.metadata.labels : {},
+      'team' in labels && !(labels['team'] in params.teams)
+        ? [{'path': "metadata.labels['team']", 'args': {'team': labels['team']}}]
+        : (params.strict && !('team' in labels) ? [{'path': 'metadata', 'args': {'team': '(none)'}}] :
+           (size(labels) > params.limit ? [{'path': 'metadata', 'args': {'team': 'too many labels'}}] : [])))
 docs: {what: w, why: y, fix: f}
 """
 
@@ -112,7 +111,7 @@ def test_options_must_be_a_mapping_per_code():
 
 
 def test_a_default_without_a_schema_entry_is_a_rule_file_error(tmp_path):
-    broken = ALLOWED_LABEL_RULE.replace("  strict: false\n", "  strict: false\n  extra: 1\n")
+    broken = ALLOWED_LABEL_RULE.replace("limit: 2}", "limit: 2, extra: 1}")
     (tmp_path / "KQ950-allowed-team.yaml").write_text(broken)
     with pytest.raises(Exception, match="option 'extra' has a default but no schema"):
         load_rule_dirs([tmp_path])

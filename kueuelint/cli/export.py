@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from kueuelint.cli import EXIT_FINDINGS, EXIT_OK, UsageError
-from kueuelint.cli.common import add_config_arguments, load_cli_config
+from kueuelint.cli.common import add_config_arguments, load_cli_config, load_cli_rules
 
 ACTION_CHOICES = ("Deny", "Warn", "Audit")
 
@@ -35,15 +35,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kueuelint import pipeline
-    from kueuelint.checks.registry import RuleFileError
     from kueuelint.export.vap import ExportSettings, export_rules
 
     config = load_cli_config(args)
-    try:
-        rules = pipeline.load_rules(config)
-    except RuleFileError as exc:
-        raise UsageError(str(exc)) from None
+    rules = load_cli_rules(config)
     _check_selection(config, rules)
     settings = ExportSettings(audit=args.audit, actions=parse_actions(args.action),
                               params_namespace=args.params_namespace)
