@@ -9,6 +9,7 @@ string literals and brackets, which is all the rewriting needs.
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 
@@ -61,6 +62,7 @@ def _after_dot(source: str, index: int) -> bool:
     return index >= 0 and source[index] == "."
 
 
+@functools.lru_cache(maxsize=256)
 def expand_binds(source: str) -> str:
     """``cel.bind(x, init, body)`` written as ``[init].map(x, body)[0]``: the same value,
     ``init`` still evaluated once, with the standard ``map`` macro only."""

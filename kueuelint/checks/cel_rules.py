@@ -69,7 +69,7 @@ class CelRule:
             from kueuelint.cel.engine import CelCompileError
 
             try:
-                program = _compile_without_binds(source, self.engine)
+                program = _compile_without_binds(source, self.rule, self.engine)
             except CelCompileError as exc:
                 raise CelRuleError(f"CEL compile error at {exc.line}:{exc.column}: {exc.message}") from None
             self._programs[source] = program
@@ -144,19 +144,20 @@ class CelRule:
         return found
 
 
-def _compile_without_binds(source: str, engine):
-    """The program of ``source`` with cel.bind written as ``[value].map(name, body)[0]``, which
-    means the same: cel-expr-python 0.1.3 evaluates a binding lazily and, with comprehensions
-    nested around it, has been seen to read another comprehension's value (KQ801 got a map where
-    it bound a list).  The rewrite nests deeper; when it no longer compiles, the source as written."""
+def _compile_without_binds(source: str, rule: RuleDef, engine):
+    """The program of ``source`` with cel.bind written as ``[value].map(name, body)[0]``
+    (``rule.cel_expanded``, made when the rule file was parsed), which means the same:
+    cel-expr-python 0.1.3 evaluates a binding lazily and, with comprehensions nested around it,
+    has been seen to read another comprehension's value (KQ801 got a map where it bound a list).
+    The rewrite nests deeper; when it does not compile, the source as written."""
     from kueuelint.cel.cache import compile_cached
     from kueuelint.cel.engine import CelCompileError
-    from kueuelint.cel.text import CelTextError, expand_binds
 
-    if "bind" in source:
+    expanded = rule.cel_expanded.get(source)
+    if expanded is not None:
         try:
-            return compile_cached(expand_binds(source), VARIABLES, engine)
-        except (CelTextError, CelCompileError):
+            return compile_cached(expanded, VARIABLES, engine)
+        except CelCompileError:
             pass
     return compile_cached(source, VARIABLES, engine)
 

@@ -42,6 +42,7 @@ class RuleDef:
     problem_kinds: tuple[str, ...] = ()      # for builtin input rules: loader problem kinds
     options: dict[str, Any] = field(default_factory=dict)   # defaults of the rule's options
     options_schema: dict[str, Any] | None = None             # JSON Schema of the options object
+    cel_expanded: dict[str, str] = field(default_factory=dict)  # CEL source -> cel.bind rewritten
     _func: Any = None
 
     def applies_to(self, kind_key: str) -> bool:
@@ -147,7 +148,32 @@ def _read_rule_data(path: Path) -> dict:
         raise RuleFileError(f"{path}: cannot read rule file: {exc}") from None
     if not isinstance(data, dict):
         raise RuleFileError(f"{path}: a rule file must be a mapping")
+    data[EXPANDED_KEY] = _expanded_binds(data.get("cel"))
     return data
+
+
+EXPANDED_KEY = "\0cel-expanded"   # not a key YAML gives; kept with the parsed file in the rule cache
+
+
+def _expanded_binds(cel: Any) -> dict[str, str]:
+    """Each CEL source of the rule with cel.bind rewritten (kueuelint.cel.text.expand_binds):
+    worked out when the file is parsed, so runs that reuse the parsed file do not redo it."""
+    if not isinstance(cel, dict):
+        return {}
+    from kueuelint.cel.text import CelTextError, expand_binds
+
+    sources = [cel.get("match"), cel.get("violations")]
+    for validation in cel.get("validations") or ():
+        if isinstance(validation, dict):
+            sources += [validation.get("expression"), validation.get("messageExpression")]
+    expanded = {}
+    for source in sources:
+        if isinstance(source, str) and "bind" in source:
+            try:
+                expanded[source] = expand_binds(source)
+            except CelTextError:
+                pass   # compiled as written: the engine reports the malformed call
+    return expanded
 
 
 def _rule_from_data(data: dict, path: Path) -> RuleDef:
@@ -180,7 +206,8 @@ def _rule_from_data(data: dict, path: Path) -> RuleDef:
                    python=data.get("python"), cel=data.get("cel"),
                    problem_kinds=tuple(data.get("problem-kinds") or ()),
                    options=dict(data.get("options") or {}),
-                   options_schema=data.get("options-schema"))
+                   options_schema=data.get("options-schema"),
+                   cel_expanded=dict(data.get(EXPANDED_KEY) or {}))
     _check_implementation(rule, path)
     _check_options_schema(rule, path)
     return rule
