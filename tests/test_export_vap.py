@@ -10,11 +10,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import CORPUS, REPO
+from conftest import CORPUS, KUEUE_CRDS, REPO
 from test_rule_options import ALLOWED_LABEL_RULE as TEAM_RULE
 from kueuelint import pipeline
 from kueuelint.checks.registry import builtin_rules_dir, load_rule_dirs
-from kueuelint.checks.runner import Checker
 from kueuelint.config import Config, from_mapping
 from kueuelint.cel import text as celtext
 from kueuelint.export import kinds, offline
@@ -187,8 +186,8 @@ def linter_and_policy(item, paths: list[Path]):
             key = (finding.location.path, ref.kind, ref.namespace, ref.name)
             found.setdefault(key, set()).add(finding.message)
     params = next((o for o in item.objects if o["kind"] == "ConfigMap"), None)
-    for state in Checker(RULES, config).identify_files(inputs.files):
-        for obj in state.objects:
+    for entry in inputs.files:
+        for obj in entry.objects:
             decisions = [offline.evaluate(policy, api_server_view(obj), params) for policy in item.policies]
             if any(decision.matched for decision in decisions):
                 ref = obj.ref()
@@ -231,7 +230,7 @@ def test_policy_decides_the_corpus_like_the_linter(code):
 def _fixture_objects():
     paths = [p for p in sorted(builtin_rules_dir().rglob("*.yaml")) if p.parent.name.startswith("KQ")]
     inputs = pipeline.load_inputs([str(p) for p in paths], Config())
-    return [obj for state in Checker(RULES, Config()).identify_files(inputs.files) for obj in state.objects]
+    return [obj for entry in inputs.files for obj in entry.objects]
 
 
 def well_formed(data: dict) -> bool:
@@ -284,10 +283,7 @@ def test_pod_set_table_matches_the_derived_workloads_on_every_fixture():
 
 
 def test_resource_plurals_match_kueue_crds():
-    crds = Path(CORPUS).parent / "kueue-crds"
-    if not crds.is_dir():
-        pytest.skip("Kueue CRDs not available")
-    names = [yaml.safe_load(p.read_text())["spec"] for p in crds.glob("kueue.x-k8s.io_*.yaml")]
+    names = [yaml.safe_load(p.read_text())["spec"] for p in KUEUE_CRDS.glob("kueue.x-k8s.io_*.yaml")]
     assert len(names) >= 8
     for spec in names:
         assert kinds.plural(spec["names"]["kind"]) == spec["names"]["plural"]

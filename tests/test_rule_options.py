@@ -8,8 +8,8 @@ import textwrap
 import pytest
 
 from kueuelint import pipeline
-from kueuelint.checks.options import RuleOptionsError, options_schema, validate_rule_options
-from kueuelint.checks.registry import builtin_rules_dir, load_rule_dirs
+from kueuelint.checks.registry import (RuleOptionsError, builtin_rules_dir, load_rule_dirs, options_schema,
+                                       validate_rule_options)
 from kueuelint.config import ConfigError, from_mapping
 
 ALLOWED_LABEL_RULE = """\
@@ -118,7 +118,7 @@ def test_a_default_without_a_schema_entry_is_a_rule_file_error(tmp_path):
 
 
 def test_every_builtin_rule_default_satisfies_its_schema():
-    from kueuelint.checks.options import schema_problem
+    from kueuelint.checks.registry import schema_problem
 
     rules = load_rule_dirs([builtin_rules_dir()])
     with_options = [rule for rule in rules.values() if rule.options or rule.options_schema]

@@ -11,7 +11,7 @@ from typing import Callable
 
 from kueuelint.checks import suppress
 from kueuelint.checks.api import PYTHON_RULES, RuleContext, Violation
-from kueuelint.checks.registry import RuleDef
+from kueuelint.checks.registry import RuleDef, effective_options
 from kueuelint.config import Config, resolve_paths
 from kueuelint.errors import internal_error_message
 from kueuelint.findings import Finding, Location, RunResult, Severity, format_path
@@ -152,8 +152,6 @@ class Checker:
         known = self._rule_ctxs.get(rule.meta.code)
         if known is not None and known[0] is ctx:
             return known[1]
-        from kueuelint.checks.options import effective_options
-
         options = effective_options(rule, self.config.rule_options)
         rule_ctx = dataclasses.replace(ctx, options=options) if options else ctx
         self._rule_ctxs[rule.meta.code] = (ctx, rule_ctx)
@@ -170,8 +168,6 @@ class Checker:
             if self._engine is None:
                 name = None if self.config.cel_engine == "auto" else self.config.cel_engine
                 self._engine = get_engine(name)
-            from kueuelint.checks.options import effective_options
-
             params = effective_options(rule, self.config.rule_options)
             cel_rule = self._cel_rules[rule.meta.code] = CelRule(rule, self._engine, params)
         return cel_rule

@@ -28,8 +28,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from kueuelint.checks.options import effective_options, options_schema
-from kueuelint.checks.registry import RuleDef
+from kueuelint.checks.registry import RuleDef, effective_options, options_schema
 from kueuelint.config import Config
 from kueuelint.cel import text as celtext
 from kueuelint.export import kinds
