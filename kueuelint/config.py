@@ -60,7 +60,7 @@ _KEYS = {
     "per-file-ignores": "per_file_ignores", "context": "context", "exclude": "exclude",
     "kueue-version": "kueue_version", "rule-dirs": "rule_dirs", "require-complete": "require_complete",
     "cel-engine": "cel_engine", "default-namespace": "default_namespace", "types": "types",
-    "crds": "crds", "rules": "rule_options", "max-file-bytes": None, "max-documents": None,
+    "crds": "crds", "options": "rule_options", "rules": "rule_options", "max-file-bytes": None, "max-documents": None,
     "max-nodes": None, "max-file-nodes": None, "max-depth": None,
 }
 
@@ -157,9 +157,9 @@ def _apply(config: Config, key: str, value: Any, origin: str) -> None:
         _apply_types(config, _mapping(value, where), where)
     elif key.startswith("max-"):
         _apply_limit(config, key, value, where)
-    elif key == "rules":
-        config.rule_options = {code.upper(): dict(_mapping(opts, where))
-                               for code, opts in _mapping(value, where).items()}
+    elif key in ("options", "rules"):   # "rules" is the older name of the same table
+        for code, opts in _mapping(value, where).items():
+            config.rule_options[str(code).upper()] = dict(_mapping(opts, f"{where} {code!r}"))
     elif key == "default-namespace":
         config.default_namespace = str(value)
     else:

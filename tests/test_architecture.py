@@ -36,7 +36,7 @@ LAYERS: list[set[str]] = [
     {"schema", "admission"},           # validation against schemas; the dry-admission simulator
     {"checks"},                        # rules, suppressions, the parallel runner, update checks
     {"pipeline"},                      # commands' entry to the checks
-    {"report"},                        # findings -> text, JSON, SARIF, JUnit, GitHub
+    {"report", "export"},              # findings -> text, JSON, SARIF...; rules -> admission policies
     {"fix"},                           # rewriting files to fix findings
     {"cli"},                           # argument handling
     {"__main__"},

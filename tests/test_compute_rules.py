@@ -19,6 +19,23 @@ def run(func, objects, target=0, **options):
     return list(func(objects[target], ctx))
 
 
+def cel_rule(code: str):
+    """A built-in CEL rule as a function like the Python rules, for ``run``."""
+    from kueuelint.cel.engine import get_engine
+    from kueuelint.checks.cel_rules import CelRule, activation_values
+    from kueuelint.checks.registry import builtin_rules_dir, load_rule_dirs
+
+    rule = load_rule_dirs([builtin_rules_dir()])[code]
+
+    def check(obj, ctx):
+        engine = get_engine()
+        compiled = CelRule(rule, engine, ctx.options)
+        values = activation_values(obj, ctx, compiled.needs)
+        return compiled.evaluate(engine.activation(values), values)
+
+    return check
+
+
 def check_paths(paths, config: Config | None = None):
     from kueuelint import pipeline
 
@@ -47,7 +64,7 @@ def test_gang_message_names_groups_and_queues():
             instance_type: 4CPU-16GB
             advanced_instance_config: {metadata: {labels: {kueue.x-k8s.io/queue-name: c}}}
         """)
-    found = run(anyscale_rules.gang_single_queue, objects)
+    found = run(cel_rule("KQ801"), objects)
     assert len(found) == 1
     detail = found[0].args["detail"]
     assert "'y'" in detail and "head -> a" in detail and "z" not in detail.split("(")[0]
@@ -63,7 +80,7 @@ def test_gang_legacy_spelling():
         worker_node_types:
           - {name: w, instance_type: 4CPU-16GB, min_workers: 2, max_workers: 2}
         """)
-    found = run(anyscale_rules.gang_single_queue, objects)
+    found = run(cel_rule("KQ801"), objects)
     assert [v.path for v in found] == [("worker_node_types", 0, "min_nodes")]
 
 

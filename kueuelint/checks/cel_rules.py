@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import time
+from pathlib import Path
 from typing import Any
 
 from kueuelint.cel.sandbox import (  # noqa: F401 - re-exported: rules and tests name them here
@@ -22,10 +23,11 @@ from kueuelint.cel.sandbox import (  # noqa: F401 - re-exported: rules and tests
     sandbox_available,
 )
 from kueuelint.checks.api import RuleContext, Violation
-from kueuelint.checks.registry import RuleDef
+from kueuelint.checks.registry import RuleDef, builtin_rules_dir
+from kueuelint.findings import Severity, format_path
 from kueuelint.identify.objects import KObject
 
-VARIABLES = ("object", "workloads", "localQueue", "clusterQueue", "kueueConfig", "kueueVersion")
+VARIABLES = ("object", "workloads", "localQueue", "clusterQueue", "kueueConfig", "kueueVersion", "params")
 _PATH_PART = re.compile(r"\.?([^.\[\]]+)|\[(\d+)\]|\[['\"]([^'\"]+)['\"]\]")
 
 
@@ -45,33 +47,41 @@ def parse_field_path(text: str) -> tuple:
 
 
 class CelRule:
-    def __init__(self, rule: RuleDef, engine) -> None:
+    def __init__(self, rule: RuleDef, engine, params: dict[str, Any] | None = None) -> None:
         self.rule = rule
         self.engine = engine
         self.spec = rule.cel or {}
         self._programs: dict[str, Any] = {}
         sources = " ".join(str(v) for v in _all_sources(self.spec))
         self.needs = {name for name in VARIABLES if name in sources}
+        # the rule's options; they differ per rule, so such rules get an activation of their own
+        self.params = dict(params or {}) if "params" in self.needs else None
         self.object_fields = object_fields(sources)
-        self.bounded = may_grow(sources) and sandbox_available()
+        # Built-in rules are reviewed and tested on their fixtures: their nested macros walk the
+        # pod sets of one object, which cannot grow geometrically, and a fork per object would
+        # cost more than the whole rule.  The time limit below still applies to them.
+        self.bounded = may_grow(sources) and sandbox_available() and not _is_builtin(rule)
         self.stopped: str | None = None
 
     def program(self, source: str):
         program = self._programs.get(source)
         if program is None:
-            from kueuelint.cel.cache import compile_cached
             from kueuelint.cel.engine import CelCompileError
 
             try:
-                program = compile_cached(source, VARIABLES, self.engine)
+                program = _compile_without_binds(source, self.rule, self.engine)
             except CelCompileError as exc:
                 raise CelRuleError(f"CEL compile error at {exc.line}:{exc.column}: {exc.message}") from None
             self._programs[source] = program
         return program
 
-    def evaluate(self, activation) -> list[Violation]:
+    def evaluate(self, activation, values: dict[str, Any] | None = None) -> list[Violation]:
+        """Violations of the rule; ``values`` are the activation's variables, needed only by a
+        rule that reads ``params``."""
         if self.stopped:
             raise CelLimitExceeded(self.stopped)
+        if self.params is not None:
+            activation = self.engine.activation({**(values or {}), "params": self.params})
         if self.bounded:
             for source in _all_sources(self.spec):
                 if source:
@@ -124,14 +134,70 @@ class CelRule:
         items = self._eval(self.spec["violations"], activation)
         if not isinstance(items, list):
             raise CelRuleError("'violations' must return a list")
-        found = []
-        for item in items:
-            if isinstance(item, dict):
-                found.append(Violation(message=item.get("message"),
-                                       path=parse_field_path(str(item.get("path", "")))))
-            else:
-                found.append(Violation(message=str(item)))
+        found, seen = [], set()
+        for item in _flattened(items):
+            violation = _listed_violation(item)
+            key = (violation.message, violation.path, repr(violation.args))
+            if key not in seen:   # pod sets sharing one template (LWS) must not say it twice
+                seen.add(key)
+                found.append(violation)
         return found
+
+
+def _compile_without_binds(source: str, rule: RuleDef, engine):
+    """The program of ``source`` with cel.bind written as ``[value].map(name, body)[0]``
+    (``rule.cel_expanded``, made when the rule file was parsed), which means the same:
+    cel-expr-python 0.1.3 evaluates a binding lazily and, with comprehensions nested around it,
+    has been seen to read another comprehension's value (KQ801 got a map where it bound a list).
+    The rewrite nests deeper; when it does not compile, the source as written."""
+    from kueuelint.cel.cache import compile_cached
+    from kueuelint.cel.engine import CelCompileError
+
+    expanded = rule.cel_expanded.get(source)
+    if expanded is not None:
+        try:
+            return compile_cached(expanded, VARIABLES, engine)
+        except CelCompileError:
+            pass
+    return compile_cached(source, VARIABLES, engine)
+
+
+def _is_builtin(rule: RuleDef) -> bool:
+    return Path(rule.meta.source).resolve().is_relative_to(builtin_rules_dir().resolve())
+
+
+def _flattened(items: list):
+    """The items of ``violations``, with nested lists (one per workload or pod set) opened."""
+    for item in items:
+        if isinstance(item, list):
+            yield from _flattened(item)
+        else:
+            yield item
+
+
+def _listed_violation(item) -> Violation:
+    """One item of ``violations``: a message, or a map with ``message`` or ``args`` (values for
+    the rule's message template), ``path``, and optionally ``atValue`` (point at the value, not
+    the key) and ``severity`` (this finding's, when not the rule's)."""
+    if not isinstance(item, dict):
+        return Violation(message=str(item))
+    args = item.get("args")
+    if args is not None and not isinstance(args, dict):
+        raise CelRuleError("'args' of a violation must be a map")
+    message = item.get("message")
+    return Violation(message=None if message is None else str(message),
+                     path=parse_field_path(str(item.get("path", ""))),
+                     at_value=item.get("atValue") is True, severity=_severity(item.get("severity")),
+                     args={str(k): v for k, v in (args or {}).items()})
+
+
+def _severity(value) -> Severity | None:
+    if value is None:
+        return None
+    try:
+        return Severity.parse(str(value))
+    except ValueError as exc:
+        raise CelRuleError(f"violation severity: {exc}") from None
 
 
 def _all_sources(spec: dict):
@@ -166,20 +232,48 @@ def activation_values(obj: KObject, ctx: RuleContext, needs: set[str],
         workloads = ctx.workloads(obj)
         values["workloads"] = [_workload_value(w) for w in workloads]
         queue = next((w.queue_name for w in workloads if w.queue_name), None)
-        local_queue = ctx.inventory.local_queue_for(obj, queue)
-        cluster_queue = ctx.inventory.cluster_queue_of(local_queue)
-        values["localQueue"] = local_queue.data if local_queue else None
-        values["clusterQueue"] = cluster_queue.data if cluster_queue else None
+        local_queue, cluster_queue = _queues(obj, queue, ctx)
+        values["localQueue"] = _as_stored(local_queue)
+        values["clusterQueue"] = _as_stored(cluster_queue)
     if "kueueConfig" in needs:
         values["kueueConfig"] = ctx.inventory.kueue_configuration()
     return values
+
+
+def _queues(obj: KObject, queue: str | None, ctx: RuleContext) -> tuple[KObject | None, KObject | None]:
+    """The LocalQueue and ClusterQueue behind ``queue``; neither when the run defines one of them
+    twice, differently (which one the cluster holds is unknown: say nothing)."""
+    from kueuelint.checks.builtin.coverage import ambiguous
+
+    local_queue = ctx.inventory.local_queue_for(obj, queue)
+    cluster_queue = ctx.inventory.cluster_queue_of(local_queue)
+    if any(q is not None and ambiguous(ctx.inventory, q) for q in (local_queue, cluster_queue)):
+        return None, None
+    return local_queue, cluster_queue
+
+
+def _as_stored(obj: KObject | None) -> dict | None:
+    """The object's data with the namespace it is stored in, written or defaulted."""
+    if obj is None:
+        return None
+    metadata = obj.data.get("metadata")
+    if obj.namespace and isinstance(metadata, dict) and not metadata.get("namespace"):
+        return {**obj.data, "metadata": {**metadata, "namespace": obj.namespace}}
+    return obj.data
 
 
 def _workload_value(workload) -> dict:
     return {
         "name": workload.name,
         "queueName": workload.queue_name,
+        "queueNamePath": format_path(workload.queue_name_path) or "",
         "priorityClass": workload.priority_class,
-        "podSets": [{"name": ps.name, "count": ps.count, "minCount": ps.min_count,
-                     "requests": dict(ps.requests)} for ps in workload.pod_sets],
+        "podSets": [_pod_set_value(ps) for ps in workload.pod_sets],
     }
+
+
+def _pod_set_value(pod_set) -> dict:
+    spec = pod_set.template.get("spec") if isinstance(pod_set.template, dict) else None
+    return {"name": pod_set.name, "count": pod_set.count, "minCount": pod_set.min_count,
+            "requests": dict(pod_set.requests), "spec": spec,
+            "specPath": format_path(pod_set.spec_path) or ""}

@@ -8,6 +8,7 @@ in a folder named after the code.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib
 import importlib.util
@@ -40,7 +41,9 @@ class RuleDef:
     python: str | None = None
     cel: dict[str, Any] | None = None
     problem_kinds: tuple[str, ...] = ()      # for builtin input rules: loader problem kinds
-    options: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)   # defaults of the rule's options
+    options_schema: dict[str, Any] | None = None             # JSON Schema of the options object
+    cel_expanded: dict[str, str] = field(default_factory=dict)  # CEL source -> cel.bind rewritten
     _func: Any = None
 
     def applies_to(self, kind_key: str) -> bool:
@@ -101,10 +104,14 @@ def builtin_rules_dir() -> Path:
 
 
 def load_rules(config) -> dict[str, RuleDef]:
-    """The built-in rules and those of the configuration's ``rule-dirs``."""
+    """The built-in rules and those of the configuration's ``rule-dirs``, with the options the
+    configuration sets for them checked."""
     from kueuelint.config import resolve_paths
 
-    return load_rule_dirs([builtin_rules_dir()] + [Path(p) for p in resolve_paths(config, config.rule_dirs)])
+    rules = load_rule_dirs([builtin_rules_dir()] + [Path(p) for p in resolve_paths(config, config.rule_dirs)])
+    if config.rule_options:
+        validate_rule_options(rules, config.rule_options, config.source or "config")
+    return rules
 
 
 def load_rule_dirs(dirs: list[Path]) -> dict[str, RuleDef]:
@@ -144,7 +151,32 @@ def _read_rule_data(path: Path) -> dict:
         raise RuleFileError(f"{path}: cannot read rule file: {exc}") from None
     if not isinstance(data, dict):
         raise RuleFileError(f"{path}: a rule file must be a mapping")
+    data[EXPANDED_KEY] = _expanded_binds(data.get("cel"))
     return data
+
+
+EXPANDED_KEY = "\0cel-expanded"   # not a key YAML gives; kept with the parsed file in the rule cache
+
+
+def _expanded_binds(cel: Any) -> dict[str, str]:
+    """Each CEL source of the rule with cel.bind rewritten (kueuelint.cel.text.expand_binds):
+    worked out when the file is parsed, so runs that reuse the parsed file do not redo it."""
+    if not isinstance(cel, dict):
+        return {}
+    from kueuelint.cel.text import CelTextError, expand_binds
+
+    sources = [cel.get("match"), cel.get("violations")]
+    for validation in cel.get("validations") or ():
+        if isinstance(validation, dict):
+            sources += [validation.get("expression"), validation.get("messageExpression")]
+    expanded = {}
+    for source in sources:
+        if isinstance(source, str) and "bind" in source:
+            try:
+                expanded[source] = expand_binds(source)
+            except CelTextError:
+                pass   # compiled as written: the engine reports the malformed call
+    return expanded
 
 
 def _rule_from_data(data: dict, path: Path) -> RuleDef:
@@ -176,8 +208,11 @@ def _rule_from_data(data: dict, path: Path) -> RuleDef:
                    message=str(data.get("message", meta.summary)),
                    python=data.get("python"), cel=data.get("cel"),
                    problem_kinds=tuple(data.get("problem-kinds") or ()),
-                   options=dict(data.get("options") or {}))
+                   options=dict(data.get("options") or {}),
+                   options_schema=data.get("options-schema"),
+                   cel_expanded=dict(data.get(EXPANDED_KEY) or {}))
     _check_implementation(rule, path)
+    _check_options_schema(rule, path)
     return rule
 
 
@@ -190,8 +225,105 @@ def _check_implementation(rule: RuleDef, path: Path) -> None:
             raise RuleFileError(f"{path}: a cel rule needs 'cel.validations' or 'cel.violations'")
 
 
+def _check_options_schema(rule: RuleDef, path: Path) -> None:
+    """The cheap shape check at every load; the full JSON Schema check runs when options are
+    configured (jsonschema is a slow import) and in the rule tests."""
+    schema = rule.options_schema
+    if schema is None:
+        return
+    if not isinstance(schema, dict) or schema.get("type") != "object" \
+            or not isinstance(schema.get("properties"), dict):
+        raise RuleFileError(f"{path}: 'options-schema' must be a JSON Schema of type object "
+                            "with 'properties'")
+    undeclared = sorted(set(rule.options) - set(schema["properties"]))
+    if undeclared:
+        raise RuleFileError(f"{path}: option {undeclared[0]!r} has a default but no schema in "
+                            "'options-schema.properties'")
+
+
 def _required(data: dict, key: str, path: Path) -> str:
     value = data.get(key)
     if not isinstance(value, str) or not value:
         raise RuleFileError(f"{path}: missing required string field {key!r}")
     return value
+
+
+# --- rule options ------------------------------------------------------------------------------
+#
+# A rule file declares its options with defaults (``options:``) and, for typed parameters, a JSON
+# Schema of the options object (``options-schema:``); without a schema, each default's type is
+# its schema.  The configuration sets them per code (``options: {KQ701: {...}}``); an unknown
+# code, an unknown option or a value of the wrong type is a configuration error naming the key,
+# found before any file is read.
+
+_JSON_TYPES = ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"),
+               (list, "array"), (dict, "object"))
+
+
+class RuleOptionsError(RuleFileError):
+    """Options in the configuration that no rule takes, or of the wrong type."""
+
+
+def options_schema(rule: RuleDef) -> dict[str, Any]:
+    """The JSON Schema the rule's options object must satisfy."""
+    if rule.options_schema is not None:
+        return rule.options_schema
+    properties = {name: _schema_of_default(value) for name, value in rule.options.items()}
+    return {"type": "object", "properties": properties}
+
+
+def _schema_of_default(value: Any) -> dict[str, Any]:
+    if value is None:
+        return {}   # a null default says nothing about the type
+    return {"type": next(name for kind, name in _JSON_TYPES if isinstance(value, kind))}
+
+
+def effective_options(rule: RuleDef, configured: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The rule's defaults with the configured values on top."""
+    return {**rule.options, **configured.get(rule.meta.code, {})}
+
+
+def validate_rule_options(rules: dict[str, RuleDef], configured: dict[str, dict[str, Any]],
+                          origin: str = "config") -> None:
+    for code, values in configured.items():
+        rule = rules.get(code)
+        if rule is None:
+            raise RuleOptionsError(f"{origin}: options for {code}, which is not a rule"
+                                   f"{_suggestion(code, rules)}")
+        schema = options_schema(rule)
+        for key in values:
+            if key not in schema["properties"]:
+                raise RuleOptionsError(_unknown_option(origin, code, key, schema))
+        problem = schema_problem(schema, values)
+        if problem is not None:
+            where, message = problem
+            raise RuleOptionsError(f"{origin}: option {'.'.join(['options', code, *where])}: {message}")
+
+
+def schema_problem(schema: dict[str, Any], values: dict[str, Any]) -> tuple[list[str], str] | None:
+    """The first place where ``values`` break ``schema`` (its key path and the reason), or None."""
+    import jsonschema  # ~60 ms: only runs when options are configured
+
+    validator_class = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    try:
+        validator_class.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        return [], f"the rule's options-schema is not a valid JSON Schema: {exc.message}"
+    error = jsonschema.exceptions.best_match(validator_class(schema).iter_errors(values))
+    if error is None:
+        return None
+    return [str(part) for part in error.absolute_path], error.message
+
+
+def _unknown_option(origin: str, code: str, key: str, schema: dict[str, Any]) -> str:
+    known = sorted(schema["properties"])
+    if not known:
+        return f"{origin}: option options.{code}.{key}: {code} takes no options"
+    hint = difflib.get_close_matches(key, known, n=1)
+    suggestion = f"; did you mean {hint[0]!r}?" if hint else f" (it takes {', '.join(known)})"
+    return f"{origin}: option options.{code}.{key}: unknown option of {code}{suggestion}"
+
+
+def _suggestion(code: str, rules: dict[str, RuleDef]) -> str:
+    hint = difflib.get_close_matches(code, list(rules), n=1)
+    return f"; did you mean {hint[0]}?" if hint else ""

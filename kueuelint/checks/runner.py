@@ -11,7 +11,7 @@ from typing import Callable
 
 from kueuelint.checks import suppress
 from kueuelint.checks.api import PYTHON_RULES, RuleContext, Violation
-from kueuelint.checks.registry import RuleDef
+from kueuelint.checks.registry import RuleDef, effective_options
 from kueuelint.config import Config, resolve_paths
 from kueuelint.errors import internal_error_message
 from kueuelint.findings import Finding, Fix, Location, RunResult, Severity, format_path
@@ -111,7 +111,7 @@ class Checker:
 
     def _check_object(self, state: FileState, obj: KObject, ctx: RuleContext) -> None:
         applicable = self._applicable(obj.key)
-        activation = None
+        activation = values = None
         results = []
         for rule in applicable:
             try:
@@ -119,8 +119,9 @@ class Checker:
                     violations = returned_violations(rule.python_func()(obj, self._rule_ctx(ctx, rule)))
                 else:
                     if activation is None:
-                        activation = self._activation(obj, ctx, applicable)
-                    violations = self._cel_rule(rule).evaluate(activation)
+                        values = self._activation_values(obj, ctx, applicable)
+                        activation = self._engine.activation(values)
+                    violations = self._cel_rule(rule).evaluate(activation, values)
             except Exception as exc:  # a broken rule must not stop the others
                 self._report_rule_error(state, rule, obj, exc)
                 continue
@@ -154,7 +155,7 @@ class Checker:
         known = self._rule_ctxs.get(rule.meta.code)
         if known is not None and known[0] is ctx:
             return known[1]
-        options = {**rule.options, **self.config.rule_options.get(rule.meta.code, {})}
+        options = effective_options(rule, self.config.rule_options)
         rule_ctx = dataclasses.replace(ctx, options=options) if options else ctx
         self._rule_ctxs[rule.meta.code] = (ctx, rule_ctx)
         return rule_ctx
@@ -170,14 +171,15 @@ class Checker:
             if self._engine is None:
                 name = None if self.config.cel_engine == "auto" else self.config.cel_engine
                 self._engine = get_engine(name)
-            cel_rule = self._cel_rules[rule.meta.code] = CelRule(rule, self._engine)
+            params = effective_options(rule, self.config.rule_options)
+            cel_rule = self._cel_rules[rule.meta.code] = CelRule(rule, self._engine, params)
         return cel_rule
 
-    def _activation(self, obj: KObject, ctx: RuleContext, rules: list[RuleDef]):
+    def _activation_values(self, obj: KObject, ctx: RuleContext, rules: list[RuleDef]) -> dict:
         from kueuelint.checks.cel_rules import activation_values
 
         needs, fields = self._cel_inputs(obj.key, rules)
-        return self._engine.activation(activation_values(obj, ctx, needs, fields))
+        return activation_values(obj, ctx, needs, fields)
 
     def _cel_inputs(self, kind_key: str, rules: list[RuleDef]) -> tuple[set[str], frozenset | None]:
         """The variables, and the top-level fields of ``object`` (None: all), that the CEL

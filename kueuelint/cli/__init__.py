@@ -22,6 +22,7 @@ COMMANDS = {
     "rules": ("kueuelint.cli.rules_cmd", "list the rules (table, JSON or Markdown)"),
     "explain": ("kueuelint.cli.explain", "show a rule's documentation"),
     "test-rules": ("kueuelint.cli.test_rules", "run the pass/fail fixtures of a rule directory"),
+    "export": ("kueuelint.cli.export", "write rules as ValidatingAdmissionPolicies (export vap)"),
 }
 
 

@@ -45,6 +45,17 @@ def load_cli_config(args: argparse.Namespace):
     return config
 
 
+def load_cli_rules(config):
+    """The built-in rules and the configuration's, with its rule options checked."""
+    from kueuelint import pipeline
+    from kueuelint.checks.registry import RuleFileError
+
+    try:
+        return pipeline.load_rules(config)
+    except RuleFileError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def add_jobs_argument(parser, what: str) -> None:
     parser.add_argument("-j", "--jobs", type=positive_int, default=None, metavar="N",
                         help=f"processes for {what} (default: the cores not busy right now)")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections import Counter
 
 from kueuelint.checks.api import RuleContext, Violation, rule
 from kueuelint.checks.builtin import compute_common as common
@@ -45,29 +44,6 @@ def anyscale_schema(obj: KObject, ctx: RuleContext):
     root, prefix = _root(obj)
     for path, message in validate_compute_config(root):
         yield Violation(path=prefix + path, args={"detail": message})
-
-
-@rule("KQ801")
-def gang_single_queue(obj: KObject, ctx: RuleContext):
-    gang = [group for group in _groups(obj) if group.min_count > 0]
-    queues = Counter(group.queue for group in gang)
-    if len(queues) < 2:
-        return
-    head_queue = gang[0].queue
-    expected = max(queues, key=lambda q: (queues[q], q == head_queue, q is not None))
-    listing = ", ".join(f"{g.name} -> {g.queue or 'no queue'}" for g in gang)
-    for group in gang:
-        if group.queue == expected:
-            continue
-        path = group.queue_path or (group.path + (("min_nodes",) if group.role == "worker" else ()))
-        yield Violation(path=path, args={"detail": (
-            f"node group {group.name!r} uses {_queue_text(group.queue)} but the other groups with a "
-            f"minimum use {_queue_text(expected)}; every group with a minimum is admitted as one "
-            f"gang and must name the same Kueue queue ({listing})")})
-
-
-def _queue_text(queue: str | None) -> str:
-    return f"queue {queue!r}" if queue else "no queue"
 
 
 _MIN_FLAG = re.compile(r"^min[-_]?(cpus?|gpus?|memory|resources|tpus?)$", re.IGNORECASE)

@@ -5,8 +5,8 @@ covers (kueue-scheduler.md §1.7): the workload stays pending with ``resource <n
 unavailable in ClusterQueue``. The derived pod sets already hold the requests the way Kueue
 counts them (init containers, sidecars, overhead, limits standing in for requests, LimitRange
 defaults, the RayJob submitter, the Ray autoscaler, excluded prefixes and transformations), so
-these rules only compare names. The helpers at the top are shared with the gang and placement
-rules.
+these rules only compare names (KQ312, on KServe and ephemeral-storage, is written in CEL).
+The helpers at the top are shared with the gang and placement rules.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from kueuelint.identify.objects import KObject
 
 # Kueue >= 0.16 ignores a zero request for a resource nobody covers (kueue#8079).
 ZERO_REQUESTS_IGNORED_FROM = (0, 16)
-EPHEMERAL_STORAGE = "ephemeral-storage"
 # Objects that are not jobs of their own: compute configs have their own rules (KQ807, KQ855),
 # and Kueue's Workload objects are what a job becomes, not something users write.
 SKIPPED_KINDS = ("anyscale.com/ComputeConfig", "skypilot.co/Task", "kueue.x-k8s.io/Workload")
@@ -54,12 +53,12 @@ def target_of(obj: KObject, workload, inventory) -> Target | None:
     cluster_queue = inventory.cluster_queue_of(local_queue)
     if local_queue is None or cluster_queue is None:
         return None
-    if _ambiguous(inventory, local_queue) or _ambiguous(inventory, cluster_queue):
+    if ambiguous(inventory, local_queue) or ambiguous(inventory, cluster_queue):
         return None
     return Target(local_queue, cluster_queue)
 
 
-def _ambiguous(inventory, obj: KObject) -> bool:
+def ambiguous(inventory, obj: KObject) -> bool:
     """True when the run defines ``obj``'s kind/namespace/name more than once, differently."""
     cache = inventory.cache.setdefault("kueuelint.definitions", {})
     if obj.key not in cache:
@@ -225,24 +224,3 @@ def uncovered_by_queue(objects: list[KObject], ctx: RuleContext) -> dict[str, di
             users = table.setdefault(item.target.cluster_queue.name, {})
             users.setdefault(item.resource, set()).add(other.display())
     return table
-
-
-# --- KQ312: KServe and ephemeral-storage ---------------------------------------------------------
-
-@rule("KQ312")
-def kserve_ephemeral_storage(obj: KObject, ctx: RuleContext):
-    config = resources_config(ctx.inventory)
-    if config.quota_check_ignores_undeclared or config.is_excluded(EPHEMERAL_STORAGE):
-        return
-    reported = set()
-    for workload in managed_workloads(obj, ctx):
-        target = target_of(obj, workload, ctx.inventory)
-        if target is None or EPHEMERAL_STORAGE in covered_resources(target.cluster_queue):
-            continue
-        if any(ps.requests.get(EPHEMERAL_STORAGE, 0) > 0 for ps in workload.pod_sets):
-            continue   # an explicit request: KQ310 reports it where it is written
-        if target.cluster_queue.name in reported:
-            continue
-        reported.add(target.cluster_queue.name)
-        yield Violation(path=workload.queue_name_path or ("metadata",), args={
-            "target": target.describe(), "covered": _covered_text(target.cluster_queue)})

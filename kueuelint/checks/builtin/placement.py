@@ -17,8 +17,6 @@ from kueuelint.identify.objects import KObject
 
 REQUIRED = ("requiredDuringSchedulingIgnoredDuringExecution",)
 AFFINITY = ("affinity", "nodeAffinity") + REQUIRED
-FIELDS = {"nodeSelector": ("nodeSelector",), "tolerations": ("tolerations",),
-          "required node affinity": AFFINITY}
 # Label keys that name node properties; a flavor carrying them in metadata.labels meant nodeLabels.
 NODE_LABEL_PREFIXES = (
     "node.kubernetes.io/", "topology.kubernetes.io/", "kubernetes.io/arch", "kubernetes.io/os",
@@ -141,50 +139,14 @@ def _flavor_text(flavor: KObject) -> str:
 @rule("KQ702")
 def placement_matches_no_flavor(obj: KObject, ctx: RuleContext):
     for conflict in conflicts(obj, ctx):
-        yield Violation(path=conflict.path, args={
+        # KQ701 (in CEL) warns about every placement field; this error says more about this one
+        field = conflict.path[:len(conflict.pod_set.spec_path) + 1]
+        placed = conflict.pod_set.spec_path + (AFFINITY if field[-1] == "affinity" else ("nodeSelector",))
+        yield Violation(path=conflict.path, replaces=(("KQ701", placed),), args={
             "pod_set": conflict.pod_set.name, "field": conflict.field, "what": conflict.what,
             "target": conflict.target.describe(), "resources": ", ".join(conflict.resources),
             "flavors": "; ".join(_flavor_text(f) for f in conflict.flavors),
             "first": conflict.flavors[0].name})
-
-
-# --- KQ701: placement in the pod template at all -----------------------------------------------------
-
-@rule("KQ701")
-def placement_in_pod_template(obj: KObject, ctx: RuleContext):
-    reported = {c.path[:len(c.pod_set.spec_path) + 1] for c in conflicts(obj, ctx)}
-    seen = set()
-    for workload in coverage.managed_workloads(obj, ctx):
-        for pod_set in workload.pod_sets:
-            spec = pod_set.template.get("spec") if isinstance(pod_set.template, dict) else None
-            for field, relative in FIELDS.items():
-                value = _follow(spec, relative)
-                path = pod_set.spec_path + relative
-                if not value or path in seen or path[:len(pod_set.spec_path) + 1] in reported:
-                    continue   # KQ702 already reports this field as a hard error
-                seen.add(path)
-                yield Violation(path=path, args={
-                    "pod_set": pod_set.name, "field": field, "what": _summary(field, value),
-                    "flavor_field": "tolerations" if field == "tolerations" else "nodeLabels"})
-
-
-def _follow(node, path: tuple):
-    for part in path:
-        node = node.get(part) if isinstance(node, dict) else None
-    return node
-
-
-def _summary(field: str, value) -> str:
-    if field == "nodeSelector" and isinstance(value, dict):
-        return ", ".join(f"{k}={v}" for k, v in value.items())
-    if field == "tolerations" and isinstance(value, list):
-        keys = [str(t.get("key") or "*") for t in value if isinstance(t, dict)]
-        return "for " + ", ".join(keys) if keys else "set"
-    terms = value.get("nodeSelectorTerms") if isinstance(value, dict) else None
-    keys = sorted({str(e.get("key")) for t in terms if isinstance(t, dict)
-                   for e in t.get("matchExpressions") or () if isinstance(e, dict)}) \
-        if isinstance(terms, list) else []
-    return "on " + ", ".join(keys) if keys else "set"
 
 
 # --- KQ703: node labels written as the flavor's own labels ---------------------------------------------

@@ -1,5 +1,7 @@
 """KQ202–KQ206, KQ211, KQ212: where the queue label sits, what it says and what it names.
 
+KQ204 (is the value a LocalQueue name?) is written in CEL in its rule file.
+
 Kueue reads ``kueue.x-k8s.io/queue-name`` from one place per kind (the object's own
 ``metadata.labels``; a CronJob's ``spec.jobTemplate.metadata.labels``). The same label on a pod
 template or a nested object is not read, so the job runs without Kueue (kueue-validation.md §4,
@@ -203,27 +205,6 @@ def _overrides(obj: KObject) -> str:
 
 
 # --- KQ204: the queue name must be a valid LocalQueue name --------------------------------------
-
-@rule("KQ204")
-def queue_name_invalid(obj: KObject, ctx: RuleContext):
-    for path in label_homes(obj):
-        labels = obj.get(*path)
-        if not isinstance(labels, dict) or QUEUE_LABEL not in labels:
-            continue
-        value = labels[QUEUE_LABEL]
-        if not isinstance(value, (str, type(None))):
-            continue  # not a string: KQ202's
-        if not value:
-            yield Violation(path=path + (QUEUE_LABEL,), at_value=True, severity=Severity.WARNING,
-                            args={"detail": (
-                                f"has an empty {QUEUE_LABEL}; Kueue treats that as no queue at "
-                                "all, so the object is not queued: name a LocalQueue or drop the label")})
-            continue
-        problem = name_problem(value)
-        if problem:
-            yield Violation(path=path + (QUEUE_LABEL,), at_value=True, args={"detail": (
-                f"has {QUEUE_LABEL}={value!r}, which {problem}; Kueue's webhook rejects the object")})
-
 
 # --- KQ205: the LocalQueue must exist in the object's namespace -----------------------------------
 

@@ -1,0 +1,1 @@
+"""Turning kueuelint's rules into objects other tools run (``kueuelint export``)."""

@@ -1,0 +1,349 @@
+"""`kueuelint export vap`: the policies are valid admissionregistration.k8s.io/v1 objects, and
+evaluated offline they decide every fixture the way the linter does."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import CORPUS, KUEUE_CRDS, REPO
+from test_rule_options import ALLOWED_LABEL_RULE as TEAM_RULE
+from kueuelint import pipeline
+from kueuelint.checks.registry import builtin_rules_dir, load_rule_dirs
+from kueuelint.config import Config, from_mapping
+from kueuelint.cel import text as celtext
+from kueuelint.export import kinds, offline
+from kueuelint.export.vap import SEPARATOR, ExportSettings, export_rule, export_rules
+
+OPENAPI = REPO / "tests" / "data" / "openapi" / "admissionregistration.k8s.io__v1_openapi.json"
+SCHEMA_PREFIX = "io.k8s.api.admissionregistration.v1."
+RULES = load_rule_dirs([builtin_rules_dir()])
+EXPORTED, REFUSED = export_rules(RULES, Config(), ExportSettings())
+EXPORTABLE = {item.rule.meta.code: item for item in EXPORTED}
+
+
+# --- the objects are what the API server accepts ----------------------------------------------------
+
+def strict(node):
+    """The OpenAPI schemas with unknown fields refused, so a misspelt field fails validation."""
+    if isinstance(node, dict):
+        node = {key: strict(value) for key, value in node.items()}
+        if "properties" in node and "additionalProperties" not in node:
+            node["additionalProperties"] = False
+        return node
+    if isinstance(node, list):
+        return [strict(item) for item in node]
+    return node
+
+
+@pytest.fixture(scope="module")
+def validator():
+    import jsonschema
+
+    document = json.loads(OPENAPI.read_text(encoding="utf-8"))
+    schemas = strict(document["components"]["schemas"])
+
+    def validate(obj: dict) -> list[str]:
+        name = SCHEMA_PREFIX + obj["kind"]
+        schema = {"$ref": f"#/components/schemas/{name}", "components": {"schemas": schemas}}
+        checker = jsonschema.Draft202012Validator(schema)
+        return [f"{'.'.join(map(str, e.absolute_path))}: {e.message}" for e in checker.iter_errors(obj)]
+
+    return validate
+
+
+def test_kq7_export_is_valid_against_the_openapi_schema_and_kueuelint(cli, tmp_path, validator):
+    out = tmp_path / "policies.yaml"
+    proc = cli("export", "vap", "--select", "KQ7", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    documents = list(yaml.safe_load_all(out.read_text()))
+    assert [d["kind"] for d in documents] == ["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]
+    assert documents[0]["metadata"]["name"] == "kueuelint-kq701-placement-in-pod-template"
+    for document in documents:
+        if document["kind"] != "ConfigMap":
+            assert validator(document) == []
+    assert "KQ702 not exported: written in Python" in proc.stderr
+    checked = cli("check", str(out))
+    assert checked.returncode == 0, checked.stdout
+    assert "All checks passed" in checked.stdout
+
+
+def test_every_exported_object_is_valid(validator):
+    assert {"KQ201", "KQ204", "KQ701"} <= set(EXPORTABLE)
+    for item in EXPORTED:
+        for obj in item.objects:
+            if obj["kind"] != "ConfigMap":
+                assert validator(obj) == [], item.rule.meta.code
+
+
+def test_a_misspelt_field_is_caught_by_the_schema_check(validator):
+    policy = copy.deepcopy(EXPORTABLE["KQ701"].policy)
+    policy["spec"]["validations"][0]["fieldPath"] = "spec"   # VAP v1 validations have no fieldPath
+    assert any("fieldPath" in problem for problem in validator(policy))
+
+
+def test_severity_sets_the_actions_and_failure_policy():
+    kq201, kq701 = EXPORTABLE["KQ201"], EXPORTABLE["KQ701"]
+    assert kq201.objects[1]["spec"]["validationActions"] == ["Deny"]
+    assert kq201.policy["spec"]["failurePolicy"] == "Fail"
+    assert kq701.objects[1]["spec"]["validationActions"] == ["Warn"]
+    assert kq701.policy["spec"]["failurePolicy"] == "Ignore"
+    audit = export_rule(RULES["KQ201"], Config(), ExportSettings(audit=True))
+    assert audit.objects[1]["spec"]["validationActions"] == ["Audit"]
+    deny = export_rule(RULES["KQ701"], Config(), ExportSettings(actions={"warning": ["Deny"]}))
+    assert deny.objects[1]["spec"]["validationActions"] == ["Deny"]
+    escalated = export_rule(RULES["KQ701"], from_mapping({"severity": {"KQ701": "error"}}), ExportSettings())
+    assert escalated.objects[1]["spec"]["validationActions"] == ["Deny"]
+
+
+def test_a_rule_with_findings_of_two_severities_gets_a_policy_for_each():
+    item = EXPORTABLE["KQ204"]
+    names = [p["metadata"]["name"] for p in item.policies]
+    assert names == ["kueuelint-kq204-queue-name-invalid", "kueuelint-kq204-queue-name-invalid-warning"]
+    assert [b["spec"]["validationActions"] for b in item.objects if b["kind"].endswith("Binding")] == \
+        [["Deny"], ["Warn"]]
+    job = {"apiVersion": "batch/v1", "kind": "Job",
+           "metadata": {"name": "j", "namespace": "n", "labels": {"kueue.x-k8s.io/queue-name": ""}}}
+    assert [offline.evaluate(p, job).denied for p in item.policies] == [False, True]
+    job["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] = "Team_A"
+    assert [offline.evaluate(p, job).denied for p in item.policies] == [True, False]
+
+
+def test_kinds_without_reachable_pod_templates_are_left_out_with_the_reason():
+    left_out = EXPORTABLE["KQ701"].left_out
+    assert "serving.kserve.io/InferenceService" in left_out and "ray.io/RayJob" in left_out
+    rules = [r["resources"][0] for r in EXPORTABLE["KQ701"].policy["spec"]["matchConstraints"]["resourceRules"]]
+    assert "jobs" in rules and "jobsets" in rules and "inferenceservices" not in rules
+
+
+def test_rules_that_need_other_objects_are_refused_with_the_reason(tmp_path):
+    rule = tmp_path / "KQ951-uses-queue.yaml"
+    rule.write_text("code: KQ951\nname: uses-queue\nkinds: [batch/Job]\nmessage: m\n"
+                    "cel: {validations: [{expression: \"clusterQueue == null || size(workloads) > 0\"}]}\n")
+    derived = tmp_path / "KQ952-uses-requests.yaml"
+    derived.write_text("code: KQ952\nname: uses-requests\nkinds: [batch/Job]\nmessage: m\n"
+                       "cel: {validations: [{expression: \"workloads.all(w, w.podSets.all(p, "
+                       "!('cpu' in p.requests)))\"}]}\n")
+    typed = tmp_path / "KQ953-map-test.yaml"
+    typed.write_text("code: KQ953\nname: map-test\nkinds: [batch/Job]\nmessage: m\n"
+                     "cel: {validations: [{expression: \"type(object.spec) != map || has(object.spec.x)\"}]}\n")
+    rules = load_rule_dirs([tmp_path])
+    _, refused = export_rules(rules, Config(), ExportSettings())
+    assert refused["KQ953"].startswith("compares type(object...) with map")
+    assert refused["KQ951"] == "reads clusterQueue: objects other than the one admitted"
+    assert refused["KQ952"].startswith("reads what kueuelint derives for workloads (requests)")
+    assert REFUSED["KQ702"].startswith("written in Python")
+
+
+def test_cli_usage_errors_exit_2(cli):
+    assert cli("export", "vap", "--select", "KQ79").returncode == 2
+    bad = cli("export", "vap", "--action", "warning=Block")
+    assert bad.returncode == 2 and "--action 'warning=Block'" in bad.stderr
+    assert cli("export", "vap", "--action", "KQ701=Deny,Warn").returncode == 2
+    assert cli("export", "webhook").returncode == 2
+
+
+def test_nothing_exportable_exits_1_and_says_why(cli):
+    proc = cli("export", "vap", "--select", "KQ702")
+    assert proc.returncode == 1
+    assert proc.stdout == ""
+    assert "KQ702 not exported: written in Python" in proc.stderr
+
+
+def test_list_names_every_selected_rule(cli):
+    listing = cli("export", "vap", "--list", "--select", "KQ2,KQ7").stdout.splitlines()
+    assert any(line.startswith("KQ701  exported") for line in listing)
+    assert any(line.startswith("KQ702  not exported") for line in listing)
+    assert len(listing) == sum(1 for code in RULES if code.startswith(("KQ2", "KQ7")))
+
+
+# --- the same verdicts as the linter ----------------------------------------------------------------
+
+def api_server_view(obj) -> dict:
+    """The object as validating admission sees it: namespace and generated name filled in."""
+    data = copy.deepcopy(obj.data)
+    metadata = data.setdefault("metadata", {})
+    if obj.namespace and not metadata.get("namespace"):
+        metadata["namespace"] = obj.namespace
+    if not metadata.get("name"):
+        metadata["name"] = obj.name
+    return data
+
+
+def linter_and_policy(item, paths: list[Path]):
+    """(object, linter messages, policy messages) for every object the policy matches."""
+    config = Config(select=(item.rule.meta.code,))
+    inputs = pipeline.load_inputs([str(p) for p in paths], config)
+    result = pipeline.check(inputs, config, RULES)
+    found: dict[tuple, set[str]] = {}
+    for finding in result.findings:
+        if finding.code == item.rule.meta.code:
+            ref = finding.obj
+            key = (finding.location.path, ref.kind, ref.namespace, ref.name)
+            found.setdefault(key, set()).add(finding.message)
+    params = next((o for o in item.objects if o["kind"] == "ConfigMap"), None)
+    for entry in inputs.files:
+        for obj in entry.objects:
+            decisions = [offline.evaluate(policy, api_server_view(obj), params) for policy in item.policies]
+            if any(decision.matched for decision in decisions):
+                ref = obj.ref()
+                key = (obj.path, ref.kind, ref.namespace, ref.name)
+                yield obj, found.get(key, set()), set().union(*map(_messages, decisions))
+
+
+def _messages(decision) -> set[str]:
+    """The policy's messages, one per violation, without the path VAP puts at the end."""
+    return {part.rpartition(" (at ")[0] or part
+            for message in decision.messages for part in message.split(SEPARATOR)}
+
+
+@pytest.mark.parametrize("code", sorted(EXPORTABLE))
+def test_policy_decides_every_fixture_like_the_linter(code):
+    item = EXPORTABLE[code]
+    fixtures = sorted(item.rule.fixtures_dir.glob("*.yaml"))
+    compared = denied = 0
+    for obj, linted, policy in linter_and_policy(item, fixtures):
+        assert policy == linted, obj.display()
+        compared += 1
+        denied += bool(policy)
+    assert compared >= 2 and denied >= 1   # a test that always passes proves nothing
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not available")
+@pytest.mark.parametrize("code", sorted(EXPORTABLE))
+def test_policy_decides_the_corpus_like_the_linter(code):
+    item = EXPORTABLE[code]
+    paths = sorted(CORPUS.rglob("*.yaml"))
+    compared = 0
+    for obj, linted, policy in linter_and_policy(item, paths):
+        assert policy == linted, f"{obj.display()} in {obj.path}"
+        compared += 1
+    assert compared >= 50
+
+
+# --- the pod templates CEL reaches are the ones kueuelint derives --------------------------------------
+
+def _fixture_objects():
+    paths = [p for p in sorted(builtin_rules_dir().rglob("*.yaml")) if p.parent.name.startswith("KQ")]
+    inputs = pipeline.load_inputs([str(p) for p in paths], Config())
+    return [obj for entry in inputs.files for obj in entry.objects]
+
+
+def well_formed(data: dict) -> bool:
+    """Metadata the API server accepts (fixtures of KQ202 and others break it on purpose)."""
+    metadata = data.get("metadata")
+    return isinstance(metadata, dict) and all(
+        isinstance(metadata.get(key, {}), dict) and
+        all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.get(key, {}).items())
+        for key in ("labels", "annotations"))
+
+
+def derived_view(obj) -> list:
+    from kueuelint.derive import workloads_of
+    from kueuelint.index.inventory import Inventory
+
+    seen = []
+    workloads = workloads_of(obj, Inventory([obj]))
+    if any(workload.problems for workload in workloads):
+        return None   # malformed: other rules report it, and the API server refuses it
+    for workload in workloads:
+        pod_sets = sorted((ps.name, json.dumps(ps.template.get("spec"), sort_keys=True, default=str))
+                          for ps in workload.pod_sets if isinstance(ps.template.get("spec"), dict))
+        entry = (workload.queue_name or "", pod_sets)
+        if entry not in seen:   # LeaderWorkerSet groups are copies of one workload
+            seen.append(entry)
+    return seen
+
+
+def policy_view(obj) -> list:
+    expression = kinds.workloads_expression(obj.key)
+    values = offline._activation_values(api_server_view(obj), None)
+    engine = offline._default_engine()
+    found = offline._run(engine, expression, values)
+    return [(w["queueName"], sorted((ps["name"], json.dumps(ps["spec"], sort_keys=True, default=str))
+                                    for ps in w["podSets"])) for w in found]
+
+
+def test_pod_set_table_matches_the_derived_workloads_on_every_fixture():
+    checked = set()
+    for obj in _fixture_objects():
+        if kinds.workloads_expression(obj.key) is None or not isinstance(obj.data.get("spec"), dict):
+            continue
+        expected = derived_view(obj) if well_formed(obj.data) else None
+        if expected is None:
+            continue
+        assert policy_view(obj) == expected, f"{obj.display()} in {obj.path}"
+        checked.add(obj.key)
+    assert {"batch/Job", "jobset.x-k8s.io/JobSet", "kubeflow.org/PyTorchJob",
+            "leaderworkerset.x-k8s.io/LeaderWorkerSet", "apps/Deployment"} <= checked
+
+
+def test_resource_plurals_match_kueue_crds():
+    names = [yaml.safe_load(p.read_text())["spec"] for p in KUEUE_CRDS.glob("kueue.x-k8s.io_*.yaml")]
+    assert len(names) >= 8
+    for spec in names:
+        assert kinds.plural(spec["names"]["kind"]) == spec["names"]["plural"]
+
+
+# --- options become a ConfigMap the policy reads -----------------------------------------------------
+
+JOBS = [("a", {"team": "ml"}), ("b", {"team": "web"}), ("c", {}), ("d", {"team": "ml", "x": "1", "y": "2"})]
+
+
+@pytest.mark.parametrize("options", [{}, {"teams": ["ml", "web"], "strict": True, "limit": 5}])
+def test_options_reach_the_policy_through_the_configmap(tmp_path, options):
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules" / "KQ950-allowed-team.yaml").write_text(TEAM_RULE)
+    jobs = tmp_path / "jobs.yaml"
+    jobs.write_text("\n---\n".join(yaml.safe_dump({"apiVersion": "batch/v1", "kind": "Job",
+                                                   "metadata": {"name": n, "namespace": "ns", "labels": labels}})
+                                   for n, labels in JOBS))
+    config = from_mapping({"select": ["KQ950"], "options": {"KQ950": options} if options else {}})
+    rules = {**RULES, **load_rule_dirs([tmp_path / "rules"])}
+    item = export_rule(rules["KQ950"], config, ExportSettings(params_namespace="policies"))
+    configmap = item.objects[2]
+    assert configmap["metadata"]["namespace"] == "policies"
+    assert item.objects[1]["spec"]["paramRef"] == {"name": "kueuelint-kq950-allowed-team",
+                                                   "namespace": "policies", "parameterNotFoundAction": "Deny"}
+    assert all(isinstance(value, str) for value in configmap["data"].values())
+    result = pipeline.check(pipeline.load_inputs([str(jobs)], config), config, rules)
+    linted = {f.obj.name: f.message for f in result.findings}
+    for name, labels in JOBS:
+        data = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name, "namespace": "ns",
+                                                                      "labels": labels}}
+        decision = offline.evaluate(item.policy, data, configmap)
+        assert _messages(decision) == ({linted[name]} if name in linted else set()), name
+    assert set(linted) == ({"c"} if options else {"b", "d"})
+
+
+def test_an_option_without_a_configmap_form_is_refused(tmp_path):
+    rule = TEAM_RULE.replace("limit: {type: integer}", "limit: {type: object}").replace("limit: 2", "limit: {}")
+    (tmp_path / "KQ950-allowed-team.yaml").write_text(rule)
+    _, refused = export_rules(load_rule_dirs([tmp_path]), Config(), ExportSettings())
+    assert refused["KQ950"].startswith("option limit (object, {}) has no ConfigMap form")
+
+
+# --- rewriting CEL text -----------------------------------------------------------------------------------
+
+def test_binds_expand_and_renames_leave_strings_and_fields_alone():
+    source = "cel.bind(x, object.spec, cel.bind(y, x.workloads, 'workloads x' + y + x.y))"
+    assert celtext.expand_binds(source) == \
+        "[object.spec].map(x, [x.workloads].map(y, 'workloads x' + y + x.y)[0])[0]"
+    renamed = celtext.rename("workloads.map(w, w.workloads) + ['workloads']", {"workloads": "variables.workloads"})
+    assert renamed == "variables.workloads.map(w, w.workloads) + ['workloads']"
+    with pytest.raises(celtext.CelTextError):
+        celtext.expand_binds("cel.bind(x, 1)")
+
+
+def test_expanded_binds_mean_the_same():
+    from kueuelint.cel.engine import get_engine
+
+    engine = get_engine()
+    source = "cel.bind(a, [3, 1, 2], cel.bind(b, a.filter(v, v > 1), size(b) * 10 + b[0]))"
+    values = engine.activation({})
+    assert engine.compile(source, []).evaluate(values) == 23
+    assert engine.compile(celtext.expand_binds(source), []).evaluate(values) == 23
