@@ -1,16 +1,20 @@
-"""The Kueue semantics layer: one complete KindSpec per job kind, matching the derivers."""
+"""The Kueue semantics layer: one complete KindSpec per job kind, kind groups of known kinds, and
+a rule loader that expands groups and refuses names it does not know."""
 
 from __future__ import annotations
 
 import ast
 import dataclasses
 import fnmatch
+import re
 from pathlib import Path
 
 import pytest
 
+from kueuelint.checks.registry import RuleFileError, load_rule_file
 from kueuelint.config import Config
 from kueuelint.derive.podsets import derive_workloads, deriver_of
+from kueuelint.kueue import groups
 from kueuelint.kueue.kinds import COMPUTE_CONFIG_DERIVER, JOB_SPECS, KINDS, SPECS, KindSpec, frameworks
 from kueuelint.models.config import FRAMEWORKS as CONFIG_FRAMEWORKS
 from kueuelint.run import open_run
@@ -103,3 +107,53 @@ def test_derived_pod_templates_sit_where_the_spec_says():
                 assert any(fnmatch.fnmatchcase(dotted, p) for p in patterns), (obj.key, dotted, patterns)
                 seen.add(obj.key)
     assert len(seen) >= 10, "the fixtures exercise too few kinds for this check to mean anything"
+
+
+# --- kind groups ---------------------------------------------------------------------------------
+
+def test_every_group_names_known_kinds():
+    assert groups.unknown_members(groups.GROUPS) == {}
+    assert all(members for members in groups.GROUPS.values())
+
+
+def test_a_group_naming_an_unknown_kind_is_found():
+    bad = {"typo": ("batch/Job", "batch/Jobs")}
+    assert groups.unknown_members(bad) == {"typo": ["batch/Jobs"]}
+
+
+def test_groups_expand_in_table_order_and_mix_with_kinds():
+    assert groups.expand(["workloads"]) == tuple(spec.key for spec in JOB_SPECS)
+    assert len(groups.expand(["workloads"])) == 22
+    mixed = groups.expand(["Pod", "ray-clusters", "ray.io/RayJob", "kueue.x-k8s.io/*", "*"])
+    assert mixed == ("Pod", "ray.io/RayJob", "ray.io/RayCluster", "ray.io/RayService", "kueue.x-k8s.io/*", "*")
+    assert "batch/CronJob" not in groups.GROUPS["integration-kinds"]
+    assert "batch/CronJob" in groups.GROUPS["workloads"]
+
+
+@pytest.mark.parametrize("name", ["workload", "batch/Jobs", "Jobs", "example.com/*"])
+def test_an_unknown_name_does_not_expand(name):
+    with pytest.raises(groups.UnknownKind, match=re.escape(repr(name))):
+        groups.expand(["Pod", name])
+
+
+# --- rule files name groups ----------------------------------------------------------------------
+
+RULE = "code: KQ990\nname: grouped\nseverity: warning\nsummary: s\nkinds: {kinds}\nmessage: m\n" \
+       "implementation: cel\ncel:\n  validations:\n    - expression: 'true'\n"
+
+
+def test_a_rule_file_naming_a_group_applies_to_its_kinds(tmp_path):
+    path = tmp_path / "KQ990-grouped.yaml"
+    path.write_text(RULE.format(kinds="[non-suspendable-workloads, LimitRange]"))
+    rule = load_rule_file(path)
+    assert rule.meta.kinds[-1] == "LimitRange"
+    assert rule.applies_to("kubeflow.org/Notebook") and rule.applies_to("LimitRange")
+    assert not rule.applies_to("batch/Job")
+
+
+@pytest.mark.parametrize("kinds", ["[workload]", "[batch/Job, apps/Deployments]"])
+def test_a_rule_file_naming_an_unknown_kind_or_group_fails_to_load(tmp_path, kinds):
+    path = tmp_path / "KQ990-grouped.yaml"
+    path.write_text(RULE.format(kinds=kinds))
+    with pytest.raises(RuleFileError, match=f"{path}: kinds: unknown kind or kind group"):
+        load_rule_file(path)
