@@ -49,18 +49,14 @@ UPWARD_ALLOWED: set[tuple[str, str]] = set()
 CYCLES_ALLOWED: list[set[str]] = [
     # Step 4 (the simulator's model): fair-sharing and classic preemption share victim search.
     {"kueuelint.admission.fairsharing", "kueuelint.admission.preemption"},
-    # Step 3 (typed run facts, no rule module imports another): pod groups and queue labels.
-    {"kueuelint.checks.builtin.pod_groups", "kueuelint.checks.builtin.queue_labels"},
 ]
 
 # Step 3: rule modules that import another rule module's helpers.
 RULE_IMPORTS_ALLOWED: set[tuple[str, str]] = {
-    ("integrations", "pod_groups"), ("integrations", "queue_labels"),
-    ("kueue_config", "structure"), ("pod_groups", "queue_labels"),
-    ("placement", "coverage"), ("queue_labels", "pod_groups"), ("queue_labels", "schema"),
+    ("integrations", "pod_groups"), ("kueue_config", "structure"),
+    ("placement", "coverage"), ("queue_labels", "schema"),
     ("references", "structure"), ("resources", "coverage"), ("schema", "kueue_config"),
     ("structure_objects", "structure"), ("tas", "integrations"),
-    ("workload_metadata", "queue_labels"),
 }
 
 # The simulator's internals, which rules should reach through a shared model instead.

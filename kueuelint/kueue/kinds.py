@@ -224,6 +224,10 @@ def lookup(group: str, kind: str) -> KindInfo | None:
     return KINDS.get(kind_key(group, kind))
 
 
+# The Kueue integration (``integrations.frameworks`` name) that manages each job kind.
+FRAMEWORK_OF: dict[str, str] = {spec.key: spec.framework for spec in JOB_SPECS if spec.framework}
+
+
 def frameworks() -> tuple[str, ...]:
     """Every integration name some job kind is managed by, in table order."""
     return tuple(dict.fromkeys(spec.framework for spec in JOB_SPECS if spec.framework))
