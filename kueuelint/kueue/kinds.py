@@ -96,7 +96,8 @@ _SUPPORT_KINDS = [
 
 _CRON_LABELS: Path = ("spec", "jobTemplate", "metadata", "labels")
 # KServe merges each component's own labels into its pods.
-_ISVC_LABELS = (METADATA_LABELS,) + tuple(("spec", part, "labels") for part in ("predictor", "transformer", "explainer"))
+_ISVC_LABELS = (METADATA_LABELS,) + tuple(("spec", part, "labels")
+                                          for part in ("predictor", "transformer", "explainer"))
 _KUBEFLOW_SUSPEND: Path = ("spec", "runPolicy", "suspend")
 
 
@@ -179,7 +180,8 @@ COMPUTE_CONFIG_DERIVER = "compute_configs:derive_compute_config_workloads"
 # Kinds kueuelint derives Workloads for without a Kueue integration managing them.
 OTHER_SPECS: tuple[KindSpec, ...] = (
     # A Workload written by hand: its pod sets are its own, and nothing suspends it.
-    KindSpec(KUEUE_GROUP, "Workload", _KUEUE_VERSIONS, None, f"{KUEUE_GROUP}/Workload", "podsets:_derive_kueue_workload",
+    KindSpec(KUEUE_GROUP, "Workload", _KUEUE_VERSIONS, None, f"{KUEUE_GROUP}/Workload",
+             "podsets:_derive_kueue_workload",
              ("spec.podSets.*.template",), (METADATA_LABELS,), None, suspendable=True, tas=True,
              partial_admission=True, copies_queue_label=False, pods_queue_alone=False),
     # Files recognised by shape (no apiVersion/kind): compute configs that become Ray clusters.
