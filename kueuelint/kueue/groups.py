@@ -6,11 +6,12 @@ them into kind keys, in table order, and refuses a name that is neither.
 
 from __future__ import annotations
 
-from kueuelint.kueue.kinds import JOB_SPECS, KINDS, KUEUE_CONFIG_GROUP, KUEUE_GROUP
+from kueuelint.kueue.kinds import JOB_SPECS, KINDS, KUEUE_CONFIG_GROUP, KUEUE_GROUP, RETIRED_JOB_KINDS
 
 
 class UnknownKind(ValueError):
-    """A ``kinds:`` entry that names no kind, group or ``group/*`` pattern kueuelint knows."""
+    """A ``kinds:`` entry that names no kind (current or retired), group or ``group/*`` pattern
+    kueuelint knows."""
 
 
 def _jobs(keep) -> tuple[str, ...]:
@@ -50,7 +51,7 @@ def expand(names: list[str] | tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _checked(name: str) -> str:
-    if name == "*" or name in KINDS:
+    if name == "*" or name in KINDS or name in RETIRED_JOB_KINDS:
         return name
     if name.endswith("/*") and any(key.startswith(name[:-1]) for key in KINDS):
         return name
