@@ -53,7 +53,7 @@ CYCLES_ALLOWED: list[set[str]] = [
 
 # Step 3: rule modules that import another rule module's helpers.
 RULE_IMPORTS_ALLOWED: set[tuple[str, str]] = {
-    ("integrations", "pod_groups"), ("placement", "coverage"), ("queue_labels", "schema"),
+    ("placement", "coverage"), ("queue_labels", "schema"),
     ("resources", "coverage"), ("schema", "kueue_config"), ("tas", "integrations"),
 }
 

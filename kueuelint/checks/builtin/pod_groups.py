@@ -16,12 +16,12 @@ from kueuelint.identify.objects import KObject
 from kueuelint.kueue.configuration import enabled_frameworks
 from kueuelint.kueue.kinds import FRAMEWORK_OF as FRAMEWORKS, JOB_SPECS
 from kueuelint.kueue.labels import DNS_SUBDOMAIN, dotted, home_label
+from kueuelint.kueue.pod_groups import GROUP_KEY, group_members, group_of
 from kueuelint.index.inventory import QUEUE_LABEL, cluster_queue_name
 
 LOCAL_QUEUE = f"{KUEUE_GROUP}/LocalQueue"
 CLUSTER_QUEUE = f"{KUEUE_GROUP}/ClusterQueue"
 
-GROUP_KEY = "kueue.x-k8s.io/pod-group-name"
 TOTAL_KEY = "kueue.x-k8s.io/pod-group-total-count"
 FAST_ADMISSION_KEY = "kueue.x-k8s.io/pod-group-fast-admission"
 MANAGED_LABEL = "kueue.x-k8s.io/managed"
@@ -161,16 +161,6 @@ def _show(selector: dict) -> str:
 
 # --- pod groups ---------------------------------------------------------------------------------
 
-def group_of(pod: KObject) -> tuple[str | None, tuple | None]:
-    """The pod group name (label, or the annotation Kueue also reads) and where it is set."""
-    for field in ("labels", "annotations"):
-        values = pod.get("metadata", field)
-        value = values.get(GROUP_KEY) if isinstance(values, dict) else None
-        if isinstance(value, str) and value:
-            return value, ("metadata", field, GROUP_KEY)
-    return None, None
-
-
 def _total_text(pod: KObject) -> str | None:
     value = pod.get("metadata", "annotations", TOTAL_KEY)
     return value if isinstance(value, str) else None
@@ -179,19 +169,6 @@ def _total_text(pod: KObject) -> str | None:
 def _total(pod: KObject) -> int | None:
     text = _total_text(pod)
     return int(text) if text is not None and GO_INT.match(text) else None
-
-
-def group_members(ctx: RuleContext, pod: KObject) -> list[KObject]:
-    """Every Pod of the run in ``pod``'s group (checked files and context), in run order."""
-    cache = ctx.inventory.cache.setdefault("kueuelint.pod-groups", {})
-    if not cache:
-        for other in ctx.inventory.of_kind("Pod"):
-            name, _ = group_of(other)
-            if name:
-                cache.setdefault((other.namespace, name), []).append(other)
-        cache.setdefault(None, [])
-    name, _ = group_of(pod)
-    return cache.get((pod.namespace, name), [])
 
 
 def _majority(values: list) -> object:
