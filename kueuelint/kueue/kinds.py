@@ -65,21 +65,13 @@ class KindSpec:
 
 _KUEUE_VERSIONS = ("v1beta1", "v1beta2")
 
-_OTHER_KINDS = [
-    # Kueue's own kinds (cluster-scoped unless noted)
-    (KUEUE_GROUP, "ResourceFlavor", _KUEUE_VERSIONS, False, "kueue"),
-    (KUEUE_GROUP, "ClusterQueue", _KUEUE_VERSIONS, False, "kueue"),
-    (KUEUE_GROUP, "LocalQueue", _KUEUE_VERSIONS, True, "kueue"),
-    (KUEUE_GROUP, "Cohort", _KUEUE_VERSIONS, False, "kueue"),
-    (KUEUE_GROUP, "AdmissionCheck", _KUEUE_VERSIONS, False, "kueue"),
-    (KUEUE_GROUP, "ProvisioningRequestConfig", _KUEUE_VERSIONS, False, "kueue"),
-    (KUEUE_GROUP, "WorkloadPriorityClass", _KUEUE_VERSIONS, False, "kueue"),
-    (KUEUE_GROUP, "Topology", _KUEUE_VERSIONS, False, "kueue"),
-    (KUEUE_GROUP, "Workload", _KUEUE_VERSIONS, True, "kueue"),
-    (KUEUE_GROUP, "MultiKueueConfig", _KUEUE_VERSIONS, False, "kueue"),
-    (KUEUE_GROUP, "MultiKueueCluster", _KUEUE_VERSIONS, False, "kueue"),
-    (KUEUE_CONFIG_GROUP, "Configuration", _KUEUE_VERSIONS, False, "support"),
-]
+# Kueue's own kinds, with whether they are namespaced
+_KUEUE_KINDS = [("ResourceFlavor", False), ("ClusterQueue", False), ("LocalQueue", True), ("Cohort", False),
+                ("AdmissionCheck", False), ("ProvisioningRequestConfig", False),
+                ("WorkloadPriorityClass", False), ("Topology", False), ("Workload", True),
+                ("MultiKueueConfig", False), ("MultiKueueCluster", False)]
+_OTHER_KINDS = [(KUEUE_GROUP, kind, _KUEUE_VERSIONS, namespaced, "kueue") for kind, namespaced in _KUEUE_KINDS] + [
+    (KUEUE_CONFIG_GROUP, "Configuration", _KUEUE_VERSIONS, False, "support")]
 
 _SUPPORT_KINDS = [
     # Inputs to Kueue's accounting and cross-references

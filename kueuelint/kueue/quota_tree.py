@@ -35,15 +35,16 @@ def flavor_names(obj) -> list[str]:
 
 def cohort_of(obj) -> str | None:
     """The cohort a ClusterQueue joins (v1beta2 cohortName; v1beta1 and misspelt v1beta2 cohort)."""
-    for key in ("cohortName", "cohort"):
-        value = obj.spec.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return None
+    return _first_name(obj, ("cohortName", "cohort"))
 
 
 def parent_of(obj) -> str | None:
-    for key in ("parentName", "parent"):
+    """The parent of a Cohort (v1beta2 parentName; v1beta1 parent)."""
+    return _first_name(obj, ("parentName", "parent"))
+
+
+def _first_name(obj, keys: tuple[str, ...]) -> str | None:
+    for key in keys:
         value = obj.spec.get(key)
         if isinstance(value, str) and value:
             return value
