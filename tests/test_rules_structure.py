@@ -12,7 +12,7 @@ from conftest import CORPUS
 
 from kueuelint import pipeline
 from kueuelint.checks.builtin.kueue_config import duration_seconds
-from kueuelint.checks.builtin.structure import label_key_problem, selector_problems
+from kueuelint.kueue.label_syntax import label_key_problem, selector_problems
 from kueuelint.config import Config, from_mapping
 
 MINE = ("KQ4", "KQ5", "KQ9")

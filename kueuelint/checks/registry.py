@@ -1,7 +1,7 @@
 """Load rule definitions (YAML data under ``rules/``) and bind them to an implementation.
 
 A rule file holds the metadata every rule shares (code, name, severity, kinds, message,
-docs) plus either a CEL program (``implementation: cel``) or a reference to a Python
+docs; ``kinds`` may name kind groups, ``kueuelint.kueue.groups``) plus either a CEL program (``implementation: cel``) or a reference to a Python
 function (``implementation: python``, ``python: module:function``).  Fixtures sit beside it
 in a folder named after the code.
 """
@@ -23,6 +23,7 @@ import yaml
 
 from kueuelint.checks.meta import RuleDocs, RuleMeta
 from kueuelint.findings import Severity
+from kueuelint.kueue.groups import UnknownKind, expand
 
 CODE_RE = re.compile(r"^KQ\d{3}$")
 NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -197,11 +198,15 @@ def _rule_from_data(data: dict, path: Path) -> RuleDef:
     kinds = data.get("kinds") or []
     if not isinstance(kinds, list) or not all(isinstance(k, str) for k in kinds):
         raise RuleFileError(f"{path}: 'kinds' must be a list of kind names like batch/Job")
+    try:
+        kinds = expand(kinds)
+    except UnknownKind as exc:
+        raise RuleFileError(f"{path}: kinds: {exc}") from None
     if not isinstance(docs, dict):
         raise RuleFileError(f"{path}: 'docs' must be a mapping of what/why/example/fix")
     meta = RuleMeta(code=code, name=name, severity=severity,
                     summary=str(data.get("summary", "")).strip(),
-                    kinds=tuple(kinds),
+                    kinds=kinds,
                     docs=RuleDocs(**{k: str(docs.get(k, "")) for k in ("what", "why", "example", "fix")}),
                     source=str(path), engine=implementation)
     rule = RuleDef(meta=meta, implementation=implementation,

@@ -6,6 +6,7 @@ import re
 
 from kueuelint.derive.derivation import _Derivation, _dict, _Subject
 from kueuelint.derive.model import PodSet, Workload
+from kueuelint.derive.podsets import derive_subject
 from kueuelint.identify.kinds import kind_key
 
 # AppWrappers may wrap AppWrappers; real ones never nest deeper than this.
@@ -56,19 +57,15 @@ def _appwrapper_path(text: object) -> tuple | None:
 
 
 def _inferred_pod_sets(d: _Derivation, component: dict, path: tuple, index: int) -> list[PodSet]:
-    # podsets imports this module for its table of derivers, so it is imported back on use.
-    from kueuelint.derive.podsets import _DERIVERS, _derive_subject
-
     wrapped = component.get("template")
     if not isinstance(wrapped, dict) or d.depth >= MAX_WRAPPING_DEPTH:
         d.problems.append((path + ("template",), "component has no wrapped object"))
         return []
     subject = _wrapped_subject(d, wrapped)
-    if subject.key not in _DERIVERS:
-        return []   # a Service, ConfigMap, ...: no pods
     prefix = path + ("template",)
     pod_sets = []
-    for workload in _derive_subject(subject, d.inventory, d.depth + 1)[:1]:
+    # a Service, ConfigMap, ... derives no workload
+    for workload in derive_subject(subject, d.inventory, d.depth + 1)[:1]:
         d.problems.extend((prefix + p, message) for p, message in workload.problems)
         for pod_set in workload.pod_sets:
             pod_set.count *= workload.replicas if workload.per_pod else 1

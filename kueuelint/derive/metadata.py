@@ -34,6 +34,11 @@ def outline_of(obj) -> Outline:
     return found
 
 
+def metadata_maps(obj, field: str = "labels") -> list[tuple[tuple, dict]]:
+    """Every ``metadata.<field>`` mapping inside an object (its own, templates, wrapped objects)."""
+    return outline_of(obj).maps(field)
+
+
 def outline(data: object) -> Outline:
     """Every ``metadata.labels``/``metadata.annotations`` mapping (skipping ``status`` and the
     inside of metadata) and every ``schedulingGates`` entry's name (skipping ``status``)."""

@@ -2,12 +2,15 @@
 formats.md §1c-1d).
 
 The derivers live in one ``kinds_*`` module per workload family, on the machinery of
-``derivation``; this module maps each kind to its deriver.
+``derivation``; each kind's ``KindSpec`` (``kueuelint.kueue.kinds``) names its deriver, which
+this module looks up (and imports) the first time that kind is derived.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
+from functools import lru_cache
 
 from kueuelint.derive.derivation import (
     DEFAULT_POD_SET,
@@ -15,41 +18,24 @@ from kueuelint.derive.derivation import (
     _Subject,
     resources_config,  # noqa: F401 - imported from here by the checks
 )
-from kueuelint.derive.kinds_appwrapper import _derive_appwrapper
-from kueuelint.derive.kinds_batch import (
-    _derive_cronjob,
-    _derive_deployment,
-    _derive_job,
-    _derive_pod,
-    _derive_statefulset,
-)
-from kueuelint.derive.kinds_ray import _derive_raycluster, _derive_rayjob, _derive_rayservice
-from kueuelint.derive.kinds_serving import _derive_inferenceservice, _derive_notebook
-from kueuelint.derive.kinds_spark import _derive_sparkapplication
-from kueuelint.derive.kinds_tekton import _derive_pipelinerun
-from kueuelint.derive.kinds_training import (
-    _REPLICA_SPECS,
-    _derive_jobset,
-    _derive_leaderworkerset,
-    _derive_replica_job,
-    _derive_trainjob,
-)
 from kueuelint.derive.model import Workload
-from kueuelint.identify.kinds import KUEUE_GROUP
+from kueuelint.kueue.kinds import COMPUTE_CONFIG_DERIVER, SPECS
 
 
 def derive_workloads(obj, inventory) -> list[Workload]:
     """The Workloads Kueue would create for ``obj`` ([] for kinds Kueue does not queue)."""
-    if obj.key in _COMPUTE_CONFIG_KEYS:
+    spec = SPECS.get(obj.key)
+    if spec is not None and spec.deriver == COMPUTE_CONFIG_DERIVER:
         return _compute_config_workloads(obj, inventory)
     subject = _Subject(obj.data if isinstance(obj.data, dict) else {}, obj.key, obj.name, obj.namespace)
-    return _derive_subject(subject, inventory, depth=0)
+    return derive_subject(subject, inventory, depth=0)
 
 
-def _derive_subject(subject: _Subject, inventory, depth: int) -> list[Workload]:
-    deriver = _DERIVERS.get(subject.key)
-    if deriver is None:
+def derive_subject(subject: _Subject, inventory, depth: int) -> list[Workload]:
+    spec = SPECS.get(subject.key)
+    if spec is None or spec.deriver == COMPUTE_CONFIG_DERIVER:
         return []
+    deriver = deriver_of(spec.deriver)
     derivation = _Derivation(subject, inventory, depth)
     try:
         workloads = deriver(derivation)
@@ -58,9 +44,6 @@ def _derive_subject(subject: _Subject, inventory, depth: int) -> list[Workload]:
         workloads = [derivation.workload([])]
         derivation.problems.append(((), f"could not derive pod sets ({type(error).__name__}: {error})"))
     return derivation.finish(workloads)
-
-
-_COMPUTE_CONFIG_KEYS = ("anyscale.com/ComputeConfig", "skypilot.co/Task")
 
 
 def _compute_config_workloads(obj, inventory) -> list[Workload]:
@@ -96,23 +79,8 @@ def _derive_kueue_workload(d: _Derivation) -> list[Workload]:
     return [workload]
 
 
-_DERIVERS: dict[str, Callable[[_Derivation], list[Workload]]] = {
-    "batch/Job": _derive_job,
-    "batch/CronJob": _derive_cronjob,
-    "Pod": _derive_pod,
-    "apps/Deployment": _derive_deployment,
-    "apps/StatefulSet": _derive_statefulset,
-    "ray.io/RayJob": _derive_rayjob,
-    "ray.io/RayCluster": _derive_raycluster,
-    "ray.io/RayService": _derive_rayservice,
-    **{key: _derive_replica_job for key in _REPLICA_SPECS},
-    "trainer.kubeflow.org/TrainJob": _derive_trainjob,
-    "jobset.x-k8s.io/JobSet": _derive_jobset,
-    "leaderworkerset.x-k8s.io/LeaderWorkerSet": _derive_leaderworkerset,
-    "serving.kserve.io/InferenceService": _derive_inferenceservice,
-    "kubeflow.org/Notebook": _derive_notebook,
-    "tekton.dev/PipelineRun": _derive_pipelinerun,
-    "workload.codeflare.dev/AppWrapper": _derive_appwrapper,
-    "sparkoperator.k8s.io/SparkApplication": _derive_sparkapplication,
-    f"{KUEUE_GROUP}/Workload": _derive_kueue_workload,
-}
+@lru_cache(maxsize=None)
+def deriver_of(name: str) -> Callable[[_Derivation], list[Workload]]:
+    """The function a KindSpec's ``deriver`` (``module:function`` under kueuelint.derive) names."""
+    module_name, _, function = name.partition(":")
+    return getattr(importlib.import_module(f"kueuelint.derive.{module_name}"), function)

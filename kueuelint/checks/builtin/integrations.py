@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 from kueuelint.index.selectors import NAME_LABEL, matches
 from kueuelint.checks.api import RuleContext, Violation, rule
-from kueuelint.checks.builtin.pod_groups import group_members, group_of
-from kueuelint.checks.builtin.queue_labels import home_label, metadata_path
+from kueuelint.kueue.labels import home_label, metadata_path
+from kueuelint.kueue.pod_groups import group_members, group_of
 from kueuelint.findings import Severity
 from kueuelint.identify.objects import KObject
 from kueuelint.index.inventory import QUEUE_LABEL

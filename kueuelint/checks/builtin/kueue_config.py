@@ -18,9 +18,9 @@ import yaml
 
 from kueuelint.index.selectors import NAME_LABEL, matches
 from kueuelint.checks.api import RuleContext, Violation, rule
-from kueuelint.checks.builtin.structure import selector_problems
 from kueuelint.identify.kinds import KUEUE_CONFIG_GROUP
 from kueuelint.identify.objects import KObject
+from kueuelint.kueue.label_syntax import selector_problems
 from kueuelint.load import yamlnodes
 from kueuelint.load.source import Document, split_lines
 

@@ -10,46 +10,29 @@ from collections import Counter
 
 from kueuelint.index.selectors import NAME_LABEL, matches
 from kueuelint.checks.api import RuleContext, Violation, rule
-from kueuelint.checks.builtin.queue_labels import dotted, home_label, metadata_maps
+from kueuelint.derive.metadata import metadata_maps
 from kueuelint.identify.kinds import KUEUE_GROUP
 from kueuelint.identify.objects import KObject
+from kueuelint.kueue.configuration import enabled_frameworks
+from kueuelint.kueue.kinds import FRAMEWORK_OF as FRAMEWORKS, JOB_SPECS
+from kueuelint.kueue.labels import DNS_SUBDOMAIN, dotted, home_label
+from kueuelint.kueue.pod_groups import GROUP_KEY, group_members, group_of
 from kueuelint.index.inventory import QUEUE_LABEL, cluster_queue_name
 
 LOCAL_QUEUE = f"{KUEUE_GROUP}/LocalQueue"
 CLUSTER_QUEUE = f"{KUEUE_GROUP}/ClusterQueue"
 
-GROUP_KEY = "kueue.x-k8s.io/pod-group-name"
 TOTAL_KEY = "kueue.x-k8s.io/pod-group-total-count"
 FAST_ADMISSION_KEY = "kueue.x-k8s.io/pod-group-fast-admission"
 MANAGED_LABEL = "kueue.x-k8s.io/managed"
 GO_INT = re.compile(r"^[+-]?\d+$")
-DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-
-# The Kueue integration (``integrations.frameworks`` name) that manages each kind.
-FRAMEWORKS = {
-    "batch/Job": "batch/job", "batch/CronJob": "batch/job", "Pod": "pod",
-    "tekton.dev/PipelineRun": "pod", "apps/Deployment": "deployment",
-    "serving.kserve.io/InferenceService": "deployment", "apps/StatefulSet": "statefulset",
-    "kubeflow.org/Notebook": "statefulset",
-    "leaderworkerset.x-k8s.io/LeaderWorkerSet": "leaderworkerset.x-k8s.io/leaderworkerset",
-    "ray.io/RayJob": "ray.io/rayjob", "ray.io/RayCluster": "ray.io/raycluster",
-    "ray.io/RayService": "ray.io/rayservice", "kubeflow.org/PyTorchJob": "kubeflow.org/pytorchjob",
-    "kubeflow.org/TFJob": "kubeflow.org/tfjob", "kubeflow.org/XGBoostJob": "kubeflow.org/xgboostjob",
-    "kubeflow.org/PaddleJob": "kubeflow.org/paddlejob", "kubeflow.org/JAXJob": "kubeflow.org/jaxjob",
-    "kubeflow.org/MPIJob": "kubeflow.org/mpijob", "trainer.kubeflow.org/TrainJob": "trainer.kubeflow.org/trainjob",
-    "jobset.x-k8s.io/JobSet": "jobset.x-k8s.io/jobset",
-    "workload.codeflare.dev/AppWrapper": "workload.codeflare.dev/appwrapper",
-    "sparkoperator.k8s.io/SparkApplication": "sparkoperator.k8s.io/sparkapplication",
-}
 # Kinds whose labels reach the pods even when the owning integration is off: with "pod" on,
 # the pods are then queued one by one (upstream Notebooks copy labels only to the pod template).
-POD_FALLBACK = ("kubeflow.org/Notebook", "serving.kserve.io/InferenceService")
-DEFAULT_FRAMEWORKS = ("batch/job",)
+POD_FALLBACK = tuple(spec.key for spec in JOB_SPECS if spec.pods_queue_alone)
 POD_BASED = ("deployment", "statefulset", "leaderworkerset.x-k8s.io/leaderworkerset", "pod")
 IMPLICIT_POD_SINCE = (0, 15)          # pod-based frameworks stopped needing "pod" listed
 SELECTOR_ALWAYS_RESPECTED = (0, 19)   # managedJobsNamespaceSelector filters every kind (GA)
-NON_SUSPENDABLE = ("kubeflow.org/Notebook", "apps/Deployment", "apps/StatefulSet",
-                   "leaderworkerset.x-k8s.io/LeaderWorkerSet", "serving.kserve.io/InferenceService")
+NON_SUSPENDABLE = tuple(spec.key for spec in JOB_SPECS if not spec.suspendable)
 
 
 def _queue(obj: KObject) -> tuple[str | None, tuple | None]:
@@ -82,13 +65,6 @@ def integration_not_enabled(obj: KObject, ctx: RuleContext):
 
 def _template_queued(obj: KObject) -> bool:
     return any(QUEUE_LABEL in labels and "template" in path for path, labels in metadata_maps(obj))
-
-
-def enabled_frameworks(config: dict) -> list[str]:
-    integrations = config.get("integrations")
-    listed = integrations.get("frameworks") if isinstance(integrations, dict) else None
-    names = [name for name in listed if isinstance(name, str)] if isinstance(listed, list) else []
-    return names or list(DEFAULT_FRAMEWORKS)
 
 
 def _external(config: dict, obj: KObject) -> bool:
@@ -185,16 +161,6 @@ def _show(selector: dict) -> str:
 
 # --- pod groups ---------------------------------------------------------------------------------
 
-def group_of(pod: KObject) -> tuple[str | None, tuple | None]:
-    """The pod group name (label, or the annotation Kueue also reads) and where it is set."""
-    for field in ("labels", "annotations"):
-        values = pod.get("metadata", field)
-        value = values.get(GROUP_KEY) if isinstance(values, dict) else None
-        if isinstance(value, str) and value:
-            return value, ("metadata", field, GROUP_KEY)
-    return None, None
-
-
 def _total_text(pod: KObject) -> str | None:
     value = pod.get("metadata", "annotations", TOTAL_KEY)
     return value if isinstance(value, str) else None
@@ -203,19 +169,6 @@ def _total_text(pod: KObject) -> str | None:
 def _total(pod: KObject) -> int | None:
     text = _total_text(pod)
     return int(text) if text is not None and GO_INT.match(text) else None
-
-
-def group_members(ctx: RuleContext, pod: KObject) -> list[KObject]:
-    """Every Pod of the run in ``pod``'s group (checked files and context), in run order."""
-    cache = ctx.inventory.cache.setdefault("kueuelint.pod-groups", {})
-    if not cache:
-        for other in ctx.inventory.of_kind("Pod"):
-            name, _ = group_of(other)
-            if name:
-                cache.setdefault((other.namespace, name), []).append(other)
-        cache.setdefault(None, [])
-    name, _ = group_of(pod)
-    return cache.get((pod.namespace, name), [])
 
 
 def _majority(values: list) -> object:

@@ -11,14 +11,16 @@ formats.md §0 and §2).
 from __future__ import annotations
 
 import difflib
-import re
 from typing import Iterator
 
 from kueuelint.checks.api import RuleContext, Violation, rule
-from kueuelint.derive.metadata import outline_of
+from kueuelint.derive.metadata import metadata_maps
 from kueuelint.findings import Severity
 from kueuelint.identify.objects import KObject
 from kueuelint.index.inventory import QUEUE_LABEL
+from kueuelint.kueue.configuration import enabled_frameworks
+from kueuelint.kueue.kinds import FRAMEWORK_OF, SPECS
+from kueuelint.kueue.labels import DNS_SUBDOMAIN, dotted, home_label, label_homes, metadata_path
 
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
 KUEUE_PREFIX = "kueue.x-k8s.io/"
@@ -26,54 +28,10 @@ LOCAL_QUEUE = "kueue.x-k8s.io/LocalQueue"
 WPC = "kueue.x-k8s.io/WorkloadPriorityClass"
 DEFAULT_LOCAL_QUEUE = "default"
 MAX_LABEL_VALUE = 63
-DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 CRONJOB = "batch/CronJob"
-ISVC = "serving.kserve.io/InferenceService"
-ISVC_COMPONENTS = ("predictor", "transformer", "explainer")
 # Kinds whose own webhook copies the object's queue label into the pod template.
-COPIES_DOWN = ("apps/Deployment", "apps/StatefulSet", "leaderworkerset.x-k8s.io/LeaderWorkerSet")
-
-
-# --- where Kueue reads labels, shared with the metadata and pod-group rules ------------------
-
-def metadata_path(obj: KObject) -> tuple:
-    """The metadata Kueue reads for ``obj``: a CronJob's Jobs get only the job template's."""
-    return ("spec", "jobTemplate", "metadata") if obj.key == CRONJOB else ("metadata",)
-
-
-def label_homes(obj: KObject) -> list[tuple]:
-    """Label maps Kueue (or the operator that copies them to the job) reads a queue from."""
-    homes = [metadata_path(obj) + ("labels",)]
-    if obj.key == ISVC:  # KServe merges each component's own labels into its pods
-        homes += [("spec", component, "labels") for component in ISVC_COMPONENTS]
-    return homes
-
-
-def home_label(obj: KObject, key: str) -> tuple[object, tuple | None]:
-    """(value, path) of label ``key`` where Kueue reads it; (None, None) when unset."""
-    for path in label_homes(obj):
-        labels = obj.get(*path)
-        if isinstance(labels, dict) and key in labels:
-            return labels[key], path + (key,)
-    return None, None
-
-
-def home_text(obj: KObject, key: str, field: str = "labels") -> tuple[str | None, tuple | None]:
-    """A string label or annotation on the metadata Kueue reads (non-strings are KQ202's)."""
-    path = metadata_path(obj) + (field,)
-    values = obj.get(*path)
-    value = values.get(key) if isinstance(values, dict) else None
-    return (value, path + (key,)) if isinstance(value, str) else (None, None)
-
-
-def metadata_maps(obj: KObject, field: str = "labels") -> list[tuple[tuple, dict]]:
-    """Every ``metadata.<field>`` mapping inside an object (its own, templates, wrapped objects)."""
-    return outline_of(obj).maps(field)
-
-
-def dotted(path: tuple) -> str:
-    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in path).lstrip(".")
+COPIES_DOWN = tuple(key for key, spec in SPECS.items() if spec.copies_queue_label)
 
 
 def name_problem(value: str, what: str = "a LocalQueue name") -> str | None:
@@ -180,13 +138,11 @@ def _queued_as_plain_pods(obj: KObject, ctx: RuleContext, path: tuple) -> bool:
     """True when a pod-template label does work: the run's Kueue Configuration enables ``pod``
     but not the kind's own integration, so the pods are queued one by one as plain pods (how
     Deployments were queued before Kueue had a Deployment integration)."""
-    from kueuelint.checks.builtin.pod_groups import FRAMEWORKS, enabled_frameworks
-
     config = ctx.inventory.kueue_configuration()
-    if config is None or obj.key not in FRAMEWORKS or "template" not in path:
+    if config is None or obj.key not in FRAMEWORK_OF or "template" not in path:
         return False
     enabled = enabled_frameworks(config)
-    return "pod" in enabled and FRAMEWORKS[obj.key] not in enabled
+    return "pod" in enabled and FRAMEWORK_OF[obj.key] not in enabled
 
 
 def _hint(obj: KObject, path: tuple) -> str:
@@ -307,22 +263,10 @@ def priority_class_not_found(obj: KObject, ctx: RuleContext):
 
 # --- KQ211: `suspend: true` is not needed with Kueue ----------------------------------------------
 
-SUSPEND_PATHS = {
-    "batch/Job": ("spec", "suspend"),
-    "batch/CronJob": ("spec", "jobTemplate", "spec", "suspend"),
-    "jobset.x-k8s.io/JobSet": ("spec", "suspend"),
-    "ray.io/RayJob": ("spec", "suspend"),
-    "ray.io/RayCluster": ("spec", "suspend"),
-    "trainer.kubeflow.org/TrainJob": ("spec", "suspend"),
-    "workload.codeflare.dev/AppWrapper": ("spec", "suspend"),
-    **{f"kubeflow.org/{kind}": ("spec", "runPolicy", "suspend")
-       for kind in ("PyTorchJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob", "MPIJob")},
-}
-
-
 @rule("KQ211")
 def suspend_not_required(obj: KObject, ctx: RuleContext):
-    path = SUSPEND_PATHS.get(obj.key)
+    spec = SPECS.get(obj.key)
+    path = spec.suspend_path if spec is not None else None
     if path is None or obj.get(*path) is not True:
         return
     value, _ = home_label(obj, QUEUE_LABEL)

@@ -12,10 +12,10 @@ import difflib
 
 from kueuelint.index.selectors import NAME_LABEL, selects_namespace
 from kueuelint.checks.api import RuleContext, Violation, rule
-from kueuelint.checks.builtin.structure import (cohort_of, flavor_names, group_path, parent_of,
-                                                resource_groups, selector_problems)
 from kueuelint.findings import Severity
 from kueuelint.identify.kinds import KUEUE_GROUP
+from kueuelint.kueue.label_syntax import selector_problems
+from kueuelint.kueue.quota_tree import cohort_of, flavor_names, group_path, parent_of, resource_groups
 from kueuelint.identify.objects import KObject
 
 PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"

@@ -10,7 +10,6 @@ covers the same field, so one mistake gives one finding.
 from __future__ import annotations
 
 import difflib
-import re
 from decimal import Decimal
 from typing import Iterator
 
@@ -18,119 +17,14 @@ from kueuelint.accounting.quantity import safe_parse
 from kueuelint.checks.api import RuleContext, Violation, rule
 from kueuelint.findings import Severity
 from kueuelint.identify.objects import KObject
+from kueuelint.kueue.label_syntax import label_key_problem, selector_problems
+from kueuelint.kueue.quota_tree import cohort_of, covered, flavor_names, group_path, parent_of, resource_groups
 
 SCHEMA_CODES = ("KQ110", "KQ111")   # built-in model and CRD openAPI judges
 MAX_TOTAL_FLAVORS = 256
 MAX_TOTAL_RESOURCES = 256
 MAX_GROUP_COMBINATIONS = 512
 MIN_POSITIVE_WEIGHT = Decimal("1e-9")
-_LABEL_NAME_RE = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_DNS_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_LABEL_VALUE_RE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
-SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
-
-
-# --- helpers shared with references.py and kueue_config.py -------------------------------------
-
-def resource_groups(obj: KObject) -> Iterator[tuple[int, dict, list]]:
-    """(index, group, flavors) for every well-formed resource group of a CQ or Cohort."""
-    groups = obj.spec.get("resourceGroups")
-    for index, group in enumerate(groups if isinstance(groups, list) else []):
-        if isinstance(group, dict):
-            flavors = group.get("flavors")
-            yield index, group, [f for f in flavors if isinstance(f, dict)] \
-                if isinstance(flavors, list) else []
-
-
-def group_path(index: int) -> tuple:
-    return ("spec", "resourceGroups", index)
-
-
-def covered(group: dict) -> list:
-    items = group.get("coveredResources")
-    return items if isinstance(items, list) else []
-
-
-def flavor_names(obj: KObject) -> list[str]:
-    return [f["name"] for _, _, flavors in resource_groups(obj) for f in flavors
-            if isinstance(f.get("name"), str)]
-
-
-def cohort_of(obj: KObject) -> str | None:
-    """The cohort a ClusterQueue joins (v1beta2 cohortName; v1beta1 and misspelt v1beta2 cohort)."""
-    for key in ("cohortName", "cohort"):
-        value = obj.spec.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return None
-
-
-def parent_of(obj: KObject) -> str | None:
-    for key in ("parentName", "parent"):
-        value = obj.spec.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return None
-
-
-def label_key_problem(key: object) -> str | None:
-    """Why ``key`` is not a valid label key (optional DNS prefix '/', name ≤63), or None."""
-    if not isinstance(key, str) or not key:
-        return "a label key must be a non-empty string"
-    prefix, _, name = key.rpartition("/")
-    if "/" in key and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN_RE.match(prefix)):
-        return f"{key!r} has an invalid prefix (must be a lowercase DNS subdomain before the '/')"
-    if len(name) > 63 or not _LABEL_NAME_RE.match(name):
-        return (f"{key!r} is not a valid name (at most 63 characters: letters, digits, '-', '_' "
-                "and '.', starting and ending with a letter or digit)")
-    return None
-
-
-def label_value_problem(value: object) -> str | None:
-    if not isinstance(value, str):
-        return f"{value!r} must be a string (quote it)"
-    if len(value) > 63 or not _LABEL_VALUE_RE.match(value):
-        return (f"{value!r} is not a valid label value (at most 63 characters: letters, digits, "
-                "'-', '_' and '.', starting and ending with a letter or digit)")
-    return None
-
-
-def selector_problems(selector: object, path: tuple) -> list[tuple[tuple, str]]:
-    """What metav1.LabelSelectorAsSelector would refuse in ``selector``, as (path, message)."""
-    if not isinstance(selector, dict):
-        return []
-    found = []
-    labels = selector.get("matchLabels")
-    for key, value in (labels.items() if isinstance(labels, dict) else ()):
-        problem = label_key_problem(key) or label_value_problem(value)
-        if problem:
-            found.append((path + ("matchLabels", key), problem))
-    expressions = selector.get("matchExpressions")
-    for index, expr in enumerate(expressions if isinstance(expressions, list) else []):
-        if isinstance(expr, dict):
-            problem = _expression_problem(expr)
-            if problem:
-                found.append((path + ("matchExpressions", index) + problem[0], problem[1]))
-    return found
-
-
-def _expression_problem(expr: dict) -> tuple[tuple, str] | None:
-    key, operator, values = expr.get("key"), expr.get("operator"), expr.get("values") or []
-    problem = label_key_problem(key)
-    if problem:
-        return ("key",), problem
-    if operator not in SELECTOR_OPERATORS:
-        return ("operator",), (f"operator {operator!r} is not one of {', '.join(SELECTOR_OPERATORS)}"
-                               " (they are case-sensitive)")
-    if operator in ("In", "NotIn") and not values:
-        return ("operator",), f"operator {operator} needs at least one value in 'values'"
-    if operator in ("Exists", "DoesNotExist") and values:
-        return ("values",), f"operator {operator} must not have 'values'"
-    for position, value in enumerate(values if isinstance(values, list) else []):
-        problem = label_value_problem(value)
-        if problem:
-            return ("values", position), problem
-    return None
 
 
 def _quantity(value: object) -> Decimal | None:

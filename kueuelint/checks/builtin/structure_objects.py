@@ -8,7 +8,7 @@ with priorityClassRef) are the schema rules' findings and are not repeated here.
 from __future__ import annotations
 
 from kueuelint.checks.api import RuleContext, Violation, rule
-from kueuelint.checks.builtin.structure import label_key_problem, label_value_problem
+from kueuelint.kueue.label_syntax import label_key_problem, label_value_problem
 from kueuelint.identify.objects import KObject
 
 ELASTIC_JOB_ANNOTATION = "kueue.x-k8s.io/elastic-job"

@@ -7,9 +7,11 @@ from __future__ import annotations
 import re
 
 from kueuelint.checks.api import RuleContext, Violation, rule
-from kueuelint.checks.builtin.queue_labels import DNS_SUBDOMAIN, home_text
+from kueuelint.derive.metadata import metadata_maps
 from kueuelint.findings import Severity
 from kueuelint.identify.objects import KObject
+from kueuelint.index.inventory import QUEUE_LABEL
+from kueuelint.kueue.labels import DNS_SUBDOMAIN, dotted, home_label, home_text
 
 MAX_EXEC_LABEL = "kueue.x-k8s.io/max-exec-time-seconds"
 PREBUILT_KEY = "kueue.x-k8s.io/prebuilt-workload-name"
@@ -168,7 +170,6 @@ KUEUE_GATES = ("kueue.x-k8s.io/admission", "kueue.x-k8s.io/topology", "kueue.x-k
 
 @rule("KQ213")
 def kueue_owned_metadata(obj: KObject, ctx: RuleContext):
-    from kueuelint.checks.builtin.queue_labels import QUEUE_LABEL, dotted, home_label, metadata_maps
     from kueuelint.derive.metadata import outline_of
 
     for field in ("labels", "annotations"):

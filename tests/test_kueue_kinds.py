@@ -1,0 +1,177 @@
+"""The Kueue semantics layer: one complete KindSpec per job kind, kind groups of known kinds, and
+a rule loader that expands groups and refuses names it does not know."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import fnmatch
+import re
+from pathlib import Path
+
+import pytest
+from conftest import CORPUS
+
+from kueuelint.checks.registry import RuleFileError, load_rule_file
+from kueuelint.config import Config
+from kueuelint.derive.podsets import derive_workloads, deriver_of
+from kueuelint.kueue import groups
+from kueuelint.kueue.kinds import COMPUTE_CONFIG_DERIVER, JOB_SPECS, KINDS, SPECS, KindSpec, frameworks
+from kueuelint.models.config import FRAMEWORKS as CONFIG_FRAMEWORKS
+from kueuelint.run import open_run
+
+ROOT = Path(__file__).resolve().parent.parent
+DERIVE = ROOT / "kueuelint" / "derive"
+
+
+# --- every KindSpec is complete -----------------------------------------------------------------
+
+def test_a_kind_spec_without_a_field_cannot_be_made():
+    values = dataclasses.asdict(SPECS["batch/Job"])
+    for field in dataclasses.fields(KindSpec):
+        assert field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING, field.name
+        partial = {name: value for name, value in values.items() if name != field.name}
+        with pytest.raises(TypeError):
+            KindSpec(**partial)
+    assert KindSpec(**values) == SPECS["batch/Job"]
+
+
+@pytest.mark.parametrize("spec", JOB_SPECS, ids=lambda spec: spec.key)
+def test_every_job_kind_spec_says_how_kueue_manages_it(spec: KindSpec):
+    assert spec.framework in CONFIG_FRAMEWORKS, "framework must be an integrations.frameworks name"
+    assert SPECS.get(spec.managed_as, spec).framework == spec.framework, "managed through its kind's integration"
+    assert callable(deriver_of(spec.deriver))
+    assert spec.versions and all(isinstance(v, str) and v for v in spec.versions)
+    assert spec.pod_templates and spec.label_homes
+    assert all(home[-1] == "labels" for home in spec.label_homes)
+    assert spec.suspend_path is None or spec.suspend_path[-1] == "suspend"
+    assert spec.suspendable or spec.suspend_path is None, "a suspend field makes a kind suspendable"
+    assert KINDS[spec.key].role == "workload"
+
+
+def test_kueue_configuration_knows_every_framework_a_kind_uses():
+    assert set(frameworks()) == set(CONFIG_FRAMEWORKS)
+
+
+def test_facts_read_from_kueue_source():
+    """A few facts from pkg/controller/jobs (v0.19.2) that rules rely on."""
+    assert SPECS["ray.io/RayService"].suspend_path == ("spec", "rayClusterConfig", "suspend")
+    assert SPECS["kubeflow.org/MPIJob"].suspend_path == ("spec", "runPolicy", "suspend")
+    assert SPECS["batch/CronJob"].framework == "batch/job"
+    assert [s.key for s in JOB_SPECS if s.partial_admission] == ["batch/Job", "batch/CronJob"]
+    assert {s.key for s in JOB_SPECS if not s.suspendable} == {
+        "apps/Deployment", "apps/StatefulSet", "kubeflow.org/Notebook",
+        "leaderworkerset.x-k8s.io/LeaderWorkerSet", "serving.kserve.io/InferenceService"}
+
+
+# --- derivable kinds and KindSpecs match ---------------------------------------------------------
+
+def _derivers_in_derive() -> set[str]:
+    """``module:function`` of every deriver defined in kueuelint/derive (a ``_derive_*`` function
+    taking a _Derivation, or the compute-config entry)."""
+    found = {COMPUTE_CONFIG_DERIVER}
+    for path in DERIVE.glob("*.py"):
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("_derive_") \
+                    and node.args.args and ast.unparse(node.args.args[0].annotation or ast.Constant("")) == "_Derivation":
+                found.add(f"{path.stem}:{node.name}")
+    return found
+
+
+def test_every_deriver_in_derive_belongs_to_a_kind_spec_and_back():
+    named = {spec.deriver for spec in SPECS.values()}
+    assert _derivers_in_derive() - named == set(), "a deriver no KindSpec names: add the kind's spec"
+    assert named - _derivers_in_derive() == set(), "a KindSpec names a deriver derive/ lacks"
+
+
+def test_every_workload_kind_has_a_spec_and_back():
+    workload_kinds = {key for key, info in KINDS.items() if info.role == "workload"}
+    assert workload_kinds ^ {key for key in SPECS if key != "kueue.x-k8s.io/Workload"} == set()
+
+
+def _objects_of(paths):
+    for path in paths:
+        run = open_run([str(path)], Config())
+        for obj in run.objects:
+            if obj.key in SPECS:
+                yield obj, run.inventory
+
+
+def _kinds_off_their_template_paths(objects) -> tuple[set[str], list]:
+    """(kinds seen with pod sets, pod sets whose template is not where the kind's spec says)."""
+    seen, stray = set(), []
+    for obj, inventory in objects:
+        patterns = SPECS[obj.key].pod_templates
+        for workload in derive_workloads(obj, inventory):
+            for pod_set in workload.pod_sets:
+                dotted = ".".join(str(part) for part in pod_set.template_path)
+                seen.add(obj.key)
+                if not any(fnmatch.fnmatchcase(dotted, pattern) for pattern in patterns):
+                    stray.append((obj.key, dotted, patterns))
+    return seen, stray
+
+
+def test_derived_pod_templates_sit_where_the_spec_says():
+    paths = sorted({*ROOT.glob("rules/**/KQ*/**/*.yaml"), *ROOT.glob("fixtures/examples/**/*.yaml")})
+    seen, stray = _kinds_off_their_template_paths(_objects_of(paths))
+    assert stray == []
+    assert len(seen) >= 10, "the fixtures exercise too few kinds for this check to mean anything"
+
+
+def test_corpus_pod_templates_sit_where_the_spec_says():
+    if not CORPUS.is_dir():
+        pytest.skip("the shared corpus is not beside the checkout")
+    seen, stray = _kinds_off_their_template_paths(_objects_of([CORPUS]))
+    assert stray == []
+    assert len(seen) >= 15
+
+
+# --- kind groups ---------------------------------------------------------------------------------
+
+def test_every_group_names_known_kinds():
+    assert groups.unknown_members(groups.GROUPS) == {}
+    assert all(members for members in groups.GROUPS.values())
+
+
+def test_a_group_naming_an_unknown_kind_is_found():
+    bad = {"typo": ("batch/Job", "batch/Jobs")}
+    assert groups.unknown_members(bad) == {"typo": ["batch/Jobs"]}
+
+
+def test_groups_expand_in_table_order_and_mix_with_kinds():
+    assert groups.expand(["workloads"]) == tuple(spec.key for spec in JOB_SPECS)
+    assert len(groups.expand(["workloads"])) == 22
+    mixed = groups.expand(["Pod", "ray-clusters", "ray.io/RayJob", "kueue.x-k8s.io/*", "*"])
+    assert mixed == ("Pod", "ray.io/RayJob", "ray.io/RayCluster", "ray.io/RayService", "kueue.x-k8s.io/*", "*")
+    assert groups.expand(["kubeflow.org/MXJob"]) == ("kubeflow.org/MXJob",)   # retired: rules may name it
+    assert "batch/CronJob" not in groups.GROUPS["integration-kinds"]
+    assert "batch/CronJob" in groups.GROUPS["workloads"]
+
+
+@pytest.mark.parametrize("name", ["workload", "batch/Jobs", "Jobs", "example.com/*"])
+def test_an_unknown_name_does_not_expand(name):
+    with pytest.raises(groups.UnknownKind, match=re.escape(repr(name))):
+        groups.expand(["Pod", name])
+
+
+# --- rule files name groups ----------------------------------------------------------------------
+
+RULE = "code: KQ990\nname: grouped\nseverity: warning\nsummary: s\nkinds: {kinds}\nmessage: m\n" \
+       "implementation: cel\ncel:\n  validations:\n    - expression: 'true'\n"
+
+
+def test_a_rule_file_naming_a_group_applies_to_its_kinds(tmp_path):
+    path = tmp_path / "KQ990-grouped.yaml"
+    path.write_text(RULE.format(kinds="[non-suspendable-workloads, LimitRange]"))
+    rule = load_rule_file(path)
+    assert rule.meta.kinds[-1] == "LimitRange"
+    assert rule.applies_to("kubeflow.org/Notebook") and rule.applies_to("LimitRange")
+    assert not rule.applies_to("batch/Job")
+
+
+@pytest.mark.parametrize("kinds", ["[workload]", "[batch/Job, apps/Deployments]"])
+def test_a_rule_file_naming_an_unknown_kind_or_group_fails_to_load(tmp_path, kinds):
+    path = tmp_path / "KQ990-grouped.yaml"
+    path.write_text(RULE.format(kinds=kinds))
+    with pytest.raises(RuleFileError, match=f"{path}: kinds: unknown kind or kind group"):
+        load_rule_file(path)
