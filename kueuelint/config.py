@@ -7,6 +7,7 @@ Unknown keys are an error with a suggestion, so a typo never silently disables a
 from __future__ import annotations
 
 import difflib
+import glob
 import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -17,6 +18,10 @@ from kueuelint.load.limits import Limits
 
 CONFIG_FILES = (".kueuelint.yaml", ".kueuelint.yml", "pyproject.toml")
 LATEST_KUEUE = (0, 19)
+# Kueue releases kueuelint knows the behaviour of: every 0.x minor release up to the latest, and
+# 0.20, the release in development that stops serving v1beta1.  Another version is a usage error:
+# silently checking 0.25 as 0.19 would report things that may not hold.
+KNOWN_KUEUE = tuple((0, minor) for minor in range(1, 21))
 CEL_ENGINES = ("auto", "cel-expr-python", "cel-python")
 FILE_TYPES = ("manifest", "anyscale-compute-config", "skypilot-config", "skypilot-task")
 
@@ -44,6 +49,11 @@ class Config:
     limits: Limits = field(default_factory=Limits)
     root: Path = field(default_factory=Path.cwd)   # folder of the config file: paths resolve here
     source: str | None = None
+    # (where, code) of every rule code or prefix the user wrote, so a typo can be named
+    code_mentions: list[tuple[str, str]] = field(default_factory=list)
+
+    def mention_codes(self, where: str, codes) -> None:
+        self.code_mentions.extend((where, code) for code in codes)
 
     def is_selected(self, code: str) -> bool:
         selected = _longest_prefix(code, self.select)
@@ -134,15 +144,19 @@ def _apply(config: Config, key: str, value: Any, origin: str) -> None:
     where = f"{origin}: option {key!r}"
     if key in ("select", "ignore", "extend-select"):
         codes = tuple(c.upper() for c in _str_list(value, where))
+        config.mention_codes(where, codes)
         if key == "extend-select":
             config.select = config.select + codes
         else:
             setattr(config, key, codes)
     elif key == "severity":
         config.severity = {code.upper(): _severity(sev, where) for code, sev in _mapping(value, where).items()}
+        config.mention_codes(where, config.severity)
     elif key == "per-file-ignores":
-        config.per_file_ignores = {glob: tuple(c.upper() for c in _str_list(codes, where))
-                                   for glob, codes in _mapping(value, where).items()}
+        config.per_file_ignores = {pattern: tuple(c.upper() for c in _str_list(codes, where))
+                                   for pattern, codes in _mapping(value, where).items()}
+        for codes in config.per_file_ignores.values():
+            config.mention_codes(where, codes)
     elif key == "kueue-version":
         config.kueue_version = parse_kueue_version(value, where)
     elif key == "cel-engine":
@@ -189,9 +203,46 @@ def parse_kueue_version(value: Any, where: str = "kueue-version") -> tuple[int, 
     parts = text.split(".")
     try:
         major, minor = int(parts[0]), int(parts[1]) if len(parts) > 1 else 0
+        patch_ok = len(parts) < 3 or (len(parts) == 3 and int(parts[2]) >= 0)
     except ValueError:
         raise ConfigError(f"{where}: {value!r} is not a version like 0.19") from None
+    if not patch_ok:
+        raise ConfigError(f"{where}: {value!r} is not a version like 0.19")
+    if (major, minor) not in KNOWN_KUEUE:
+        first, last = KNOWN_KUEUE[0], KNOWN_KUEUE[-1]
+        raise ConfigError(f"{where}: Kueue {major}.{minor} is not a version kueuelint knows "
+                          f"(known: {first[0]}.{first[1]} to {last[0]}.{last[1]}, or latest)")
     return major, minor
+
+
+def check_rule_codes(config: Config, known: list[str]) -> None:
+    """Fail on a code or prefix that selects no rule: a typo must not silently disable a check
+    (or enable nothing) in a gate."""
+    for where, code in config.code_mentions:
+        if not any(rule.startswith(code) for rule in known):
+            raise ConfigError(f"{where}: {unknown_code_text(code, known)}")
+
+
+def unknown_code_text(code: str, known: list[str]) -> str:
+    # letters typed for look-alike digits are the usual typo ("KQ2O1")
+    digits = code[:2] + code[2:].translate(str.maketrans("OILS", "0115"))
+    if digits != code and any(rule.startswith(digits) for rule in known):
+        close = [digits]
+    else:
+        close = difflib.get_close_matches(code, known, n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else "; 'kueuelint rules' lists them"
+    return f"{code!r} is not a rule code or prefix{hint}"
+
+
+def check_input_paths(config: Config, cli_context: tuple[str, ...] = ()) -> None:
+    """Fail on a context or CRD path that names nothing: a misspelt path would make every
+    cross-reference look missing, or skip CRD validation, without a word."""
+    named = [("context", path) for path in resolve_paths(config, config.context)]
+    named += [("--context", path) for path in cli_context]
+    named += [("--crd or crds", path) for path in resolve_paths(config, config.crds)]
+    for option, path in named:
+        if not (os.path.lexists(path) or (glob.has_magic(path) and glob.glob(path, recursive=True))):
+            raise ConfigError(f"{option}: {path!r} does not exist")
 
 
 def _str_list(value: Any, where: str) -> list[str]:

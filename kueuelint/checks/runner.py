@@ -277,16 +277,20 @@ class Checker:
             if not item.reason:
                 hygiene.append((SUPPRESSION_WITHOUT_REASON,
                                 "suppression has no reason; say why after the codes", location))
-            if not item.used:
+            typo = suppress.unknown_code_message(item, self.rules)
+            if typo:
+                hygiene.append((UNUSED_SUPPRESSION, typo, location, Severity.ERROR))
+            elif not item.used:
                 codes = ",".join(item.codes) or "all codes"
                 hygiene.append((UNUSED_SUPPRESSION,
                                 f"suppression of {codes} matched no finding; remove it", location))
-        for code, message, location in hygiene:
+        for code, message, location, *forced in hygiene:
             rule = self.rules.get(code)
             if rule is not None and self._wanted(code, location.path):
                 source_line = state.loaded.source.line_text(location.line)
-                self.findings.append(Finding(code, rule.meta.name, self.config.severity.get(
-                    code, rule.meta.severity), message, location, source_line=source_line))
+                severity = forced[0] if forced else self.config.severity.get(code, rule.meta.severity)
+                self.findings.append(Finding(code, rule.meta.name, severity, message, location,
+                                             source_line=source_line))
 
 
 @contextlib.contextmanager

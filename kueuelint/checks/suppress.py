@@ -50,6 +50,18 @@ class FileSuppressions:
         return None
 
 
+def unknown_code_message(item: Suppression, known) -> str | None:
+    """An error text when the suppression names a code or prefix of no rule: such a typo would
+    otherwise silence nothing while looking like it silences something."""
+    from kueuelint.config import unknown_code_text
+
+    names = sorted(known)
+    for code in item.codes:
+        if not any(rule.startswith(code) for rule in names):
+            return f"suppression silences nothing: {unknown_code_text(code, names)}"
+    return None
+
+
 def scan_comments(path: str, text: str, string_lines: set[int] = frozenset()) -> list[Suppression]:
     """Find comment suppressions; cheap when the file mentions no ``kueuelint:`` at all.
 

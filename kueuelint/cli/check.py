@@ -13,7 +13,8 @@ import time
 import traceback
 
 from kueuelint.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
-from kueuelint.cli.common import add_config_arguments, add_jobs_argument, load_cli_config
+from kueuelint.cli.common import (add_config_arguments, add_jobs_argument, check_config_against_rules,
+                                  load_cli_config)
 from kueuelint.cli.output import open_outputs, progress_printer, want_color
 
 FAIL_ON = ("error", "warning", "info")
@@ -80,7 +81,12 @@ def run(args: argparse.Namespace) -> int:
         rules = pipeline.load_rules(config)
     except RuleFileError as exc:
         raise UsageError(str(exc)) from None
+    check_config_against_rules(config, rules, args.context)
     result = _run_checks(args, config, rules)
+    if result.files == 0 and not result.internal_error:
+        print(f"kueuelint: no files found to check under {' '.join(args.paths)} "
+              "(*.yaml, *.yml and *.json are read from folders)", file=sys.stderr)
+        return EXIT_ERROR
     if args.diff:
         return _print_diff(result, config)
     if args.fix and not result.internal_error:

@@ -38,10 +38,12 @@ def load_cli_config(args: argparse.Namespace):
     for option in ("select", "ignore"):
         value = getattr(args, option, None)
         if value:
-            setattr(config, option, tuple(c.strip().upper() for c in value.split(",") if c.strip()))
+            setattr(config, option, _codes(value))
+            config.mention_codes(f"--{option}", _codes(value))
     extend = getattr(args, "extend_select", None)
     if extend:
-        config.select += tuple(c.strip().upper() for c in extend.split(",") if c.strip())
+        config.select += _codes(extend)
+        config.mention_codes("--extend-select", _codes(extend))
     return config
 
 
@@ -53,6 +55,21 @@ def load_cli_rules(config):
     try:
         return pipeline.load_rules(config)
     except RuleFileError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _codes(value: str) -> tuple[str, ...]:
+    return tuple(c.strip().upper() for c in value.split(",") if c.strip())
+
+
+def check_config_against_rules(config, rules, cli_context=()) -> None:
+    """Usage errors for rule codes that name no rule and input paths that do not exist."""
+    from kueuelint.config import ConfigError, check_input_paths, check_rule_codes
+
+    try:
+        check_rule_codes(config, sorted(rules))
+        check_input_paths(config, tuple(cli_context))
+    except ConfigError as exc:
         raise UsageError(str(exc)) from None
 
 
