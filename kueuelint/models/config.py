@@ -30,7 +30,7 @@ class ControllerWebhook(KModel):
     cert_dir: Optional[str] = None
 
 
-class CustomLabel(KModel):
+class CustomLabelV1Beta1(KModel):
     name: Annotated[str, Field(pattern=r"^[a-zA-Z_][a-zA-Z0-9_]*$")]
     source_label_key: Optional[str] = None
     source_annotation_key: Optional[str] = None
@@ -42,9 +42,24 @@ class CustomLabel(KModel):
         return self
 
 
-class ControllerMetrics(KModel):
+class CustomLabel(CustomLabelV1Beta1):
+    source_kind: Optional[Literal["Cohort", "LocalQueue", "ClusterQueue", "Workload"]] = None
+    tracked_values: Optional[list[str]] = None
+
+
+class LocalQueueMetrics(KModel):
+    enable: Optional[bool] = None
+    local_queue_selector: Optional[LabelSelector] = None
+
+
+class ControllerMetricsV1Beta1(KModel):
     bind_address: Optional[str] = None
     enable_cluster_queue_resources: Optional[bool] = None
+    custom_labels: Optional[Annotated[list[CustomLabelV1Beta1], Field(max_length=20)]] = None
+    local_queue_metrics: Optional[LocalQueueMetrics] = None
+
+
+class ControllerMetrics(ControllerMetricsV1Beta1):
     custom_labels: Optional[Annotated[list[CustomLabel], Field(max_length=20)]] = None
 
 
@@ -72,6 +87,7 @@ class ControllerSpec(KModel):
 class TLSOptions(KModel):
     min_version: Optional[str] = None
     cipher_suites: Optional[list[str]] = None
+    curve_preferences: Optional[list[Int32]] = None
 
 
 class RequeuingStrategy(KModel):
@@ -116,7 +132,7 @@ class ProviderEntry(KModel):
 
 class ClusterProfile(KModel):
     credentials_providers: Optional[list[ProviderEntry]] = None
-    access_providers: Optional[list[dict[str, Any]]] = None
+    access_providers: Optional[list[ProviderEntry]] = None
 
     @model_validator(mode="after")
     def _exclusive(self):
@@ -129,14 +145,17 @@ class IncrementalDispatcherConfig(KModel):
     step_size: Optional[Annotated[Int32, Field(ge=1)]] = None
 
 
-class MultiKueue(KModel):
+class MultiKueueV1Beta1(KModel):
     gc_interval: Optional[Duration] = Field(default=None, alias="gcInterval")
     origin: Optional[str] = None
     worker_lost_timeout: Optional[Duration] = None
     dispatcher_name: Optional[Literal["kueue.x-k8s.io/multikueue-dispatcher-all-at-once",
                                       "kueue.x-k8s.io/multikueue-dispatcher-incremental"]] = None
-    incremental_dispatcher_config: Optional[IncrementalDispatcherConfig] = None
     external_frameworks: Optional[list[NamedFramework]] = None
+
+
+class MultiKueue(MultiKueueV1Beta1):
+    incremental_dispatcher_config: Optional[IncrementalDispatcherConfig] = None
     cluster_profile: Optional[ClusterProfile] = None
 
 
@@ -165,14 +184,39 @@ class ResourceTransformation(KModel):
     outputs: Optional[dict[str, Quantity]] = None
 
 
-class DeviceClassMapping(KModel):
+class DeviceSource(KModel):
+    name: str
+    driver: Annotated[str, Field(max_length=63)]
+    device_selector: dict[str, Any]   # a DRA DeviceSelector (CEL), shaped by Kubernetes
+
+
+class DeviceClassSource(KModel):
+    counter: Optional[DeviceSource] = None
+    capacity: Optional[DeviceSource] = None
+
+    @model_validator(mode="after")
+    def _exactly_one(self):
+        if (self.counter is None) == (self.capacity is None):
+            raise ValueError("exactly one of counter and capacity must be set")
+        return self
+
+
+class DeviceClassMappingV1Beta1(KModel):
     name: str
     device_class_names: Annotated[list[str], Field(min_length=1, max_length=8)]
 
 
-class Resources(KModel):
+class DeviceClassMapping(DeviceClassMappingV1Beta1):
+    sources: Optional[list[DeviceClassSource]] = None
+
+
+class ResourcesV1Beta1(KModel):
     exclude_resource_prefixes: Optional[list[str]] = None
     transformations: Optional[list[ResourceTransformation]] = None
+    device_class_mappings: Optional[Annotated[list[DeviceClassMappingV1Beta1], Field(max_length=16)]] = None
+
+
+class Resources(ResourcesV1Beta1):
     device_class_mappings: Optional[Annotated[list[DeviceClassMapping], Field(max_length=16)]] = None
     quota_check_strategy: Optional[Literal["BlockUndeclared", "IgnoreUndeclared"]] = None
 
@@ -191,29 +235,34 @@ class VisibilityServer(KModel):
     bind_port: Optional[Annotated[int, Field(ge=1, le=65535)]] = None
 
 
-class ConfigurationV1Beta2(KModel):
-    api_version: Literal["config.kueue.x-k8s.io/v1beta2"] = Field(alias="apiVersion")
+class _Configuration(KModel):
+    """The fields both versions share; each version adds its own below (Kueue 0.19.2)."""
+
     kind: Literal["Configuration"]
     namespace: Optional[str] = None
     manage_jobs_without_queue_name: Optional[bool] = None
     managed_jobs_namespace_selector: Optional[LabelSelector] = None
     internal_cert_management: Optional[InternalCertManagement] = None
-    wait_for_pods_ready: Optional[WaitForPodsReady] = None
     client_connection: Optional[ClientConnection] = None
-    integrations: Optional[Integrations] = None
-    multi_kueue: Optional[MultiKueue] = None
-    fair_sharing: Optional[FairSharing] = None
     admission_fair_sharing: Optional[AdmissionFairSharing] = None
-    resources: Optional[Resources] = None
     feature_gates: Optional[dict[str, bool]] = None
     object_retention_policies: Optional[ObjectRetentionPolicies] = None
     webhook: Optional[ControllerWebhook] = None
     leader_election: Optional[LeaderElection] = None
-    metrics: Optional[ControllerMetrics] = None
     health: Optional[ControllerHealth] = None
     pprof_bind_address: Optional[str] = None
     controller: Optional[ControllerSpec] = None
     tls: Optional[TLSOptions] = None
+
+
+class ConfigurationV1Beta2(_Configuration):
+    api_version: Literal["config.kueue.x-k8s.io/v1beta2"] = Field(alias="apiVersion")
+    wait_for_pods_ready: Optional[WaitForPodsReady] = None
+    integrations: Optional[Integrations] = None
+    multi_kueue: Optional[MultiKueue] = None
+    fair_sharing: Optional[FairSharing] = None
+    resources: Optional[Resources] = None
+    metrics: Optional[ControllerMetrics] = None
     visibility_server: Optional[VisibilityServer] = None
 
 
@@ -227,13 +276,30 @@ class FairSharingV1Beta1(KModel):
                                                  "LessThanInitialShare"]]] = None
 
 
+class PodOptions(KModel):
+    namespace_selector: Optional[LabelSelector] = None
+    pod_selector: Optional[LabelSelector] = None
+
+
 class IntegrationsV1Beta1(Integrations):
-    pod_options: Optional[dict[str, Any]] = None
+    pod_options: Optional[PodOptions] = None
 
 
-class ConfigurationV1Beta1(ConfigurationV1Beta2):
+class ClusterQueueVisibility(KModel):
+    max_count: Optional[Int32] = None
+
+
+class QueueVisibility(KModel):
+    cluster_queues: Optional[ClusterQueueVisibility] = None
+    update_interval_seconds: Optional[Int32] = None
+
+
+class ConfigurationV1Beta1(_Configuration):
     api_version: Literal["config.kueue.x-k8s.io/v1beta1"] = Field(alias="apiVersion")
     wait_for_pods_ready: Optional[WaitForPodsReadyV1Beta1] = None
-    fair_sharing: Optional[FairSharingV1Beta1] = None
     integrations: Optional[IntegrationsV1Beta1] = None
-    queue_visibility: Optional[dict[str, Any]] = None
+    multi_kueue: Optional[MultiKueueV1Beta1] = None
+    fair_sharing: Optional[FairSharingV1Beta1] = None
+    resources: Optional[ResourcesV1Beta1] = None
+    metrics: Optional[ControllerMetricsV1Beta1] = None
+    queue_visibility: Optional[QueueVisibility] = None
