@@ -92,21 +92,29 @@ class Inventory:
         return self.get("node.k8s.io/RuntimeClass", name)
 
     def kueue_configuration(self) -> dict | None:
-        """The Kueue Configuration found in the run, as a plain dict (first one wins)."""
-        if "kueue-config" not in self.cache:
-            self.cache["kueue-config"] = self._find_kueue_configuration()
-        return self.cache["kueue-config"]
+        """The Kueue Configuration that applies to the run's objects, as a plain dict; None when
+        it is not known: none is in the run, or several different ones are (say a kustomize
+        base and an overlay, or two clusters), and picking one would be a guess."""
+        found = self.kueue_configurations()
+        return found[0] if len(found) == 1 else None
 
-    def _find_kueue_configuration(self) -> dict | None:
+    def kueue_configurations(self) -> list[dict]:
+        """Every distinct Kueue Configuration of the run, in run order."""
+        if "kueue-configs" not in self.cache:
+            self.cache["kueue-configs"] = self._find_kueue_configurations()
+        return self.cache["kueue-configs"]
+
+    def _find_kueue_configurations(self) -> list[dict]:
+        found: list[dict] = []
         for obj in self.of_kind(f"{KUEUE_CONFIG_GROUP}/Configuration"):
-            if isinstance(obj.data, dict):
-                return obj.data
+            if isinstance(obj.data, dict) and obj.data not in found:
+                found.append(obj.data)
         for obj in self.of_kind("ConfigMap"):
             if obj.name in KUEUE_CONFIGMAP_NAMES or obj.name.endswith("-manager-config"):
                 parsed = _configuration_from_configmap(obj)
-                if parsed is not None:
-                    return parsed
-        return None
+                if parsed is not None and parsed not in found:
+                    found.append(parsed)
+        return found
 
 
 def cluster_queue_name(local_queue: KObject) -> str | None:

@@ -115,16 +115,7 @@ def queue_label_wrong_object(obj: KObject, ctx: RuleContext):
     if not misplaced:
         return
     if home_path is None:
-        misplaced = [(path, value) for path, value in misplaced
-                     if not _queued_as_plain_pods(obj, ctx, path)]
-        if not misplaced:
-            return
-        path, value = misplaced[0]
-        others = f" (and {len(misplaced) - 1} more place(s))" if len(misplaced) > 1 else ""
-        yield Violation(path=path + (QUEUE_LABEL,), args={"detail": (
-            f"sets {QUEUE_LABEL}={value} only in {dotted(path)}{others}, which Kueue does not "
-            f"read for a {obj.kind}, so the {obj.kind} is not queued and runs without quota; "
-            f"move the label to {dotted(homes[0])}{_hint(obj, path)}")})
+        yield from _only_misplaced(obj, ctx, misplaced, homes)
         return
     for path, value in misplaced:
         if value != home_value:
@@ -134,15 +125,42 @@ def queue_label_wrong_object(obj: KObject, ctx: RuleContext):
                 f"{_overrides(obj)} the other value; remove it")})
 
 
-def _queued_as_plain_pods(obj: KObject, ctx: RuleContext, path: tuple) -> bool:
-    """True when a pod-template label does work: the run's Kueue Configuration enables ``pod``
-    but not the kind's own integration, so the pods are queued one by one as plain pods (how
-    Deployments were queued before Kueue had a Deployment integration)."""
-    config = ctx.inventory.kueue_configuration()
-    if config is None or obj.key not in FRAMEWORK_OF or "template" not in path:
+def _only_misplaced(obj: KObject, ctx: RuleContext, misplaced: list, homes: list) -> Iterator[Violation]:
+    pods_queued = _pod_integration_enabled(obj, ctx)
+    in_templates = all("template" in path for path, _ in misplaced)
+    if pods_queued and in_templates:
+        return
+    path, value = misplaced[0]
+    others = f" (and {len(misplaced) - 1} more place(s))" if len(misplaced) > 1 else ""
+    text = (f"sets {QUEUE_LABEL}={value} only in {dotted(path)}{others}, which Kueue does not "
+            f"read for a {obj.kind}, so the {obj.kind} is not queued and runs without quota")
+    if pods_queued is None and in_templates:
+        yield Violation(path=path + (QUEUE_LABEL,), severity=Severity.WARNING, args={"detail": (
+            f"{text}, unless the cluster's Kueue Configuration lists \"pod\" in "
+            "integrations.frameworks: then each pod is queued on its own by this label. The run "
+            f"has {_configuration_count(ctx)}, so this is not certain: put the Configuration that "
+            f"applies in the run, or move the label to {dotted(homes[0])}{_hint(obj, path)}")})
+        return
+    yield Violation(path=path + (QUEUE_LABEL,), args={"detail": (
+        f"{text}; move the label to {dotted(homes[0])}{_hint(obj, path)}")})
+
+
+def _pod_integration_enabled(obj: KObject, ctx: RuleContext) -> bool | None:
+    """Whether the pods a template makes are queued one by one by their own label: Kueue's pod
+    webhook queues a labelled pod whose owners are not queued themselves, when "pod" is listed
+    in integrations.frameworks (a pod integration that another framework only turns on
+    implicitly skips pods its parent did not mark).  None when the Configuration is not known."""
+    if obj.key not in FRAMEWORK_OF:
         return False
-    enabled = enabled_frameworks(config)
-    return "pod" in enabled and FRAMEWORK_OF[obj.key] not in enabled
+    config = ctx.inventory.kueue_configuration()
+    if config is None:
+        return None
+    return "pod" in enabled_frameworks(config)
+
+
+def _configuration_count(ctx: RuleContext) -> str:
+    count = len(ctx.inventory.kueue_configurations())
+    return "no Kueue Configuration" if count == 0 else f"{count} different Kueue Configurations"
 
 
 def _hint(obj: KObject, path: tuple) -> str:
