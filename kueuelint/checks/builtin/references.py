@@ -243,6 +243,8 @@ def namespace_selector_missing(obj: KObject, ctx: RuleContext):
         ("spec",) if "spec" in obj.data else ("metadata", "name")
     users = sorted({lq.display() for lq in ctx.inventory.kueue_of_kind("LocalQueue")
                     if lq.spec.get("clusterQueue") == obj.name})
+    if not users and cohort_of(obj) is not None:
+        return  # admits nothing itself but lends its quota to the cohort: a lending-only queue
     via = f" (used by {', '.join(users[:3])}{', ...' if len(users) > 3 else ''})" if users else ""
     yield Violation(path=path, args={"detail": (
         f"no namespaceSelector: a missing or null selector matches no namespace, so this queue"
