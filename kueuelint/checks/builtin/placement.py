@@ -17,6 +17,9 @@ from kueuelint.identify.objects import KObject
 
 REQUIRED = ("requiredDuringSchedulingIgnoredDuringExecution",)
 AFFINITY = ("affinity", "nodeAffinity") + REQUIRED
+# Tolerations are not among them: they never narrow the flavors Kueue may choose, and a flavor
+# with nodeTaints needs them (KQ704 reports the opposite case, a pod set no flavor accepts).
+FIELDS = {"nodeSelector": ("nodeSelector",), "required node affinity": AFFINITY}
 # Label keys that name node properties; a flavor carrying them in metadata.labels meant nodeLabels.
 NODE_LABEL_PREFIXES = (
     "node.kubernetes.io/", "topology.kubernetes.io/", "kubernetes.io/arch", "kubernetes.io/os",
@@ -139,7 +142,7 @@ def _flavor_text(flavor: KObject) -> str:
 @rule("KQ702")
 def placement_matches_no_flavor(obj: KObject, ctx: RuleContext):
     for conflict in conflicts(obj, ctx):
-        # KQ701 (in CEL) warns about every placement field; this error says more about this one
+        # this error says more about the field than a KQ701 warning would
         field = conflict.path[:len(conflict.pod_set.spec_path) + 1]
         placed = conflict.pod_set.spec_path + (AFFINITY if field[-1] == "affinity" else ("nodeSelector",))
         yield Violation(path=conflict.path, replaces=(("KQ701", placed),), args={
@@ -147,6 +150,85 @@ def placement_matches_no_flavor(obj: KObject, ctx: RuleContext):
             "target": conflict.target.describe(), "resources": ", ".join(conflict.resources),
             "flavors": "; ".join(_flavor_text(f) for f in conflict.flavors),
             "first": conflict.flavors[0].name})
+
+
+# --- KQ701: placement in the pod template at all -----------------------------------------------------
+
+@rule("KQ701")
+def placement_in_pod_template(obj: KObject, ctx: RuleContext):
+    reported = {c.path[:len(c.pod_set.spec_path) + 1] for c in conflicts(obj, ctx)}
+    seen = set()
+    for workload in coverage.managed_workloads(obj, ctx):
+        for pod_set in workload.pod_sets:
+            spec = pod_set.template.get("spec") if isinstance(pod_set.template, dict) else None
+            for field, relative in FIELDS.items():
+                value = _follow(spec, relative)
+                path = pod_set.spec_path + relative
+                if not value or path in seen or path[:len(pod_set.spec_path) + 1] in reported:
+                    continue   # KQ702 already reports this field as a hard error
+                seen.add(path)
+                yield Violation(path=path, args={
+                    "pod_set": pod_set.name, "field": field, "what": _summary(field, value)})
+
+
+def _follow(node, path: tuple):
+    for part in path:
+        node = node.get(part) if isinstance(node, dict) else None
+    return node
+
+
+def _summary(field: str, value) -> str:
+    if field == "nodeSelector" and isinstance(value, dict):
+        return ", ".join(f"{k}={v}" for k, v in value.items())
+    terms = value.get("nodeSelectorTerms") if isinstance(value, dict) else None
+    keys = sorted({str(e.get("key")) for t in terms if isinstance(t, dict)
+                   for e in t.get("matchExpressions") or () if isinstance(e, dict)}) \
+        if isinstance(terms, list) else []
+    return "on " + ", ".join(keys) if keys else "set"
+
+
+# --- KQ704: every flavor of a group has a taint the pod set does not tolerate ---------------------
+
+@rule("KQ704")
+def flavor_taints_not_tolerated(obj: KObject, ctx: RuleContext):
+    seen = set()
+    for workload in coverage.managed_workloads(obj, ctx):
+        target = coverage.target_of(obj, workload, ctx.inventory)
+        if target is None:
+            continue
+        for pod_set in workload.pod_sets:
+            refusal = _untolerated_everywhere(pod_set, target, ctx)
+            if refusal is None or pod_set.spec_path in seen:
+                continue
+            seen.add(pod_set.spec_path)
+            spec = pod_set.template.get("spec") if isinstance(pod_set.template, dict) else None
+            has_tolerations = isinstance(spec, dict) and "tolerations" in spec
+            path = pod_set.spec_path + (("tolerations",) if has_tolerations else ())
+            resources, taints = refusal
+            yield Violation(path=path, args={
+                "pod_set": pod_set.name, "target": target.describe(),
+                "resources": ", ".join(resources), "taints": "; ".join(taints)})
+
+
+def _untolerated_everywhere(pod_set, target: coverage.Target, ctx: RuleContext):
+    """(resources, "taint in flavor" texts) of the first group the pod set needs whose every
+    flavor keeps a blocking taint the pod set and the flavor's own tolerations leave untolerated;
+    None when some flavor accepts it or a flavor is not in the run."""
+    from kueuelint.admission.build import parse_flavor
+    from kueuelint.admission.matching import taint_text, untolerated_taint
+    from kueuelint.admission.workloads import pod_set_spec
+
+    spec = pod_set_spec(pod_set.name, pod_set.count, None, {}, pod_set.template)
+    for group in coverage.resource_groups(target.cluster_queue):
+        resources = coverage.group_resources(group)
+        flavors = _flavor_objects(group, ctx) if _uses_group(pod_set, resources) else None
+        if not flavors:
+            continue
+        taints = [(flavor.name, untolerated_taint(parse_flavor(flavor), spec)) for flavor in flavors]
+        if all(taint is not None for _, taint in taints):
+            return resources, [f"untolerated taint {taint_text(taint)} in flavor {name}"
+                               for name, taint in taints]
+    return None
 
 
 # --- KQ703: node labels written as the flavor's own labels ---------------------------------------------
