@@ -306,16 +306,35 @@ FOREIGN_KEYS = {
 
 @rule("KQ212")
 def other_scheduler_queue(obj: KObject, ctx: RuleContext):
-    if _queue_anywhere(obj):
+    # Another scheduler's queue is a mistake for Kueue only when it changes what Kueue does: the
+    # value names one of the run's LocalQueues (so Kueue's label was meant), and Kueue would not
+    # queue the object anyway (manageJobsWithoutQueueName, the namespace's "default" LocalQueue).
+    if _queue_anywhere(obj) or _kueue_queues_it_anyway(obj, ctx):
         return
-    found = _foreign_fields(obj)
-    if found:
-        path, what, value = found[0]
-        yield Violation(path=path, args={"detail": (
-            f"sets {what}={value}, which {_owner(what)} reads, not Kueue; Kueue reads only the "
-            f"label {QUEUE_LABEL} in {dotted(label_homes(obj)[0])}, so the object is not queued by "
-            "Kueue: add that label naming a LocalQueue (suppress this if the object is meant for "
-            "the other scheduler)")})
+    queues = _local_queue_names(obj, ctx)
+    for path, what, value in _foreign_fields(obj):
+        if isinstance(value, str) and value in queues:
+            yield Violation(path=path, args={"detail": (
+                f"sets {what}={value}, which {_owner(what)} reads, not Kueue, although {value!r} "
+                f"is a LocalQueue of this run; Kueue reads only the label {QUEUE_LABEL} in "
+                f"{dotted(label_homes(obj)[0])}, so the object is not queued by Kueue: add that "
+                "label (suppress this if the object is meant for the other scheduler)")})
+            return
+
+
+def _kueue_queues_it_anyway(obj: KObject, ctx: RuleContext) -> bool:
+    config = ctx.inventory.kueue_configuration()
+    if config is not None and config.get("manageJobsWithoutQueueName") is True:
+        return True
+    explicit = _explicit_namespace(obj)
+    return any(lq.name == DEFAULT_LOCAL_QUEUE and (not explicit or lq.namespace == obj.namespace)
+               for lq in ctx.inventory.of_kind(LOCAL_QUEUE))
+
+
+def _local_queue_names(obj: KObject, ctx: RuleContext) -> set[str]:
+    if _explicit_namespace(obj):
+        return {lq.name for lq in ctx.inventory.of_kind(LOCAL_QUEUE) if lq.namespace == obj.namespace}
+    return _queue_names(ctx.inventory)
 
 
 def _queue_anywhere(obj: KObject) -> bool:
