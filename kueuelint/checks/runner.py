@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from kueuelint.checks import suppress
+from kueuelint.identify import placeholders as templates
 from kueuelint.checks.api import PYTHON_RULES, RuleContext, Violation
 from kueuelint.checks.registry import RuleDef, effective_options
 from kueuelint.config import Config, resolve_paths
@@ -30,6 +31,7 @@ class FileState:
     loaded: LoadedFile
     objects: list[KObject] = field(default_factory=list)
     suppressions: suppress.FileSuppressions = field(default_factory=suppress.FileSuppressions)
+    placeholders: list[tuple[Location, str, str]] = field(default_factory=list)  # (where, value, path)
 
 
 class Checker:
@@ -106,6 +108,7 @@ class Checker:
                 self._check_object(state, obj, ctx)
             except Exception as exc:
                 self.note_internal_error(exc, f"checking {obj.display()} in {source.path}:{obj.doc.line}")
+        self._report_placeholders(state)
         if self.use_suppressions:
             self._report_suppression_hygiene(state)
 
@@ -210,10 +213,24 @@ class Checker:
         if target.is_context:
             return
         location = target.locate(violation.path, at_value=violation.at_value)
+        value = target.get(*violation.path) if violation.path else None
+        if templates.is_placeholder(value):
+            state.placeholders.append((location, value, format_path(violation.path)))
+            return
         message = violation.message or _render(rule.message, target, violation.args)
         self._emit(state, rule.meta.code, rule.meta.name, violation.severity or rule.meta.severity,
                    message, location, target, format_path(violation.path) if violation.path else None,
                    Fix(violation.fix) if violation.fix else None)
+
+    def _report_placeholders(self, state: FileState) -> None:
+        """One note per file for the findings dropped because they judged a placeholder."""
+        rule = self.rules.get(templates.UNRENDERED_TEMPLATE)
+        if not state.placeholders or rule is None:
+            return
+        location, value, where = min(state.placeholders, key=lambda item: (item[0].line, item[0].column))
+        values = {item[1] for item in state.placeholders}
+        self._emit(state, rule.meta.code, rule.meta.name, rule.meta.severity,
+                   templates.note_text(len(values), value, where), location)
 
     def _report_problem(self, state: FileState, problem) -> None:
         if problem.kind == "internal-error":

@@ -7,6 +7,7 @@ from typing import Iterable
 
 from kueuelint.identify.kinds import KUEUE_CONFIG_GROUP, KUEUE_GROUP
 from kueuelint.identify.objects import KObject
+from kueuelint.identify.placeholders import is_placeholder
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 KUEUE_CONFIGMAP_NAMES = ("kueue-manager-config",)
@@ -71,9 +72,24 @@ class Inventory:
     # --- resolution helpers shared by rules and the admission solver -----------------------
 
     def local_queue_for(self, obj: KObject, queue_name: str | None) -> KObject | None:
+        """The LocalQueue ``obj`` is sent to. Without a namespace of its own the object lands
+        wherever it is applied, so a LocalQueue of that name in any namespace is the one when it
+        is the only one; with several the target is not known."""
         if queue_name is None:
             return None
-        return self.kueue("LocalQueue", queue_name, obj.namespace)
+        if explicit_namespace(obj) is not None:
+            return self.kueue("LocalQueue", queue_name, obj.namespace)
+        found = self.local_queues_named(queue_name)
+        return found[0] if len(found) == 1 else None
+
+    def local_queues_named(self, name: str) -> list[KObject]:
+        """LocalQueues called ``name`` in any namespace, in run order."""
+        by_name = self.cache.get("local-queues-by-name")
+        if by_name is None:
+            by_name = self.cache["local-queues-by-name"] = defaultdict(list)
+            for queue in self.kueue_of_kind("LocalQueue"):
+                by_name[queue.name].append(queue)
+        return by_name.get(name, [])
 
     def cluster_queue_of(self, local_queue: KObject | None) -> KObject | None:
         name = cluster_queue_name(local_queue) if local_queue is not None else None
@@ -115,6 +131,15 @@ class Inventory:
                 if parsed is not None and parsed not in found:
                     found.append(parsed)
         return found
+
+
+def explicit_namespace(obj: KObject) -> str | None:
+    """The namespace the manifest itself sets; None when it sets none (or a placeholder): then
+    ``kubectl apply -n``, kustomize or Argo CD decides, and the object is not "in default"."""
+    namespace = obj.metadata.get("namespace")
+    if not isinstance(namespace, str) or not namespace or is_placeholder(namespace):
+        return None
+    return namespace
 
 
 def cluster_queue_name(local_queue: KObject) -> str | None:

@@ -17,7 +17,7 @@ from kueuelint.kueue.labels import home_label, metadata_path
 from kueuelint.kueue.pod_groups import group_members, group_of
 from kueuelint.findings import Severity
 from kueuelint.identify.objects import KObject
-from kueuelint.index.inventory import QUEUE_LABEL
+from kueuelint.index.inventory import QUEUE_LABEL, explicit_namespace
 
 ELASTIC = "kueue.x-k8s.io/elastic-job"
 ELASTIC_GATE_ON = (0, 18)            # ElasticJobsViaWorkloadSlices: Beta, on
@@ -62,8 +62,8 @@ def _managed(obj: KObject, ctx: RuleContext) -> Managed | None:
     value, path = home_label(obj, QUEUE_LABEL)
     if isinstance(value, str) and value:
         return Managed(value, path, f"is queued to {value!r}")
-    if obj.namespace is None or not _namespace_managed(obj.namespace, ctx):
-        return None
+    if explicit_namespace(obj) is None or not _namespace_managed(obj.namespace, ctx):
+        return None  # where a namespace-less object lands, and whether Kueue manages it, is unknown
     if ctx.inventory.kueue("LocalQueue", "default", obj.namespace) is not None:
         # Kueue's webhook labels it with the namespace's default LocalQueue.
         return Managed("default", None, "gets the namespace's default LocalQueue 'default'")

@@ -17,7 +17,7 @@ from kueuelint.kueue.configuration import enabled_frameworks
 from kueuelint.kueue.kinds import FRAMEWORK_OF as FRAMEWORKS, JOB_SPECS
 from kueuelint.kueue.labels import DNS_SUBDOMAIN, dotted, home_label
 from kueuelint.kueue.pod_groups import GROUP_KEY, group_members, group_of
-from kueuelint.index.inventory import QUEUE_LABEL, cluster_queue_name
+from kueuelint.index.inventory import QUEUE_LABEL, cluster_queue_name, explicit_namespace
 
 LOCAL_QUEUE = f"{KUEUE_GROUP}/LocalQueue"
 CLUSTER_QUEUE = f"{KUEUE_GROUP}/ClusterQueue"
@@ -94,8 +94,8 @@ def _pod_note(obj: KObject, missing: list[str]) -> str:
 def namespace_not_managed(obj: KObject, ctx: RuleContext):
     config = ctx.inventory.kueue_configuration()
     queue, path = _queue(obj)
-    if config is None or queue is None or obj.namespace is None or obj.key not in FRAMEWORKS:
-        return
+    if config is None or queue is None or explicit_namespace(obj) is None or obj.key not in FRAMEWORKS:
+        return  # without a namespace of its own the object may land in any namespace
     if FRAMEWORKS[obj.key] not in POD_BASED and ctx.kueue_version < SELECTOR_ALWAYS_RESPECTED:
         return  # before 0.19 the selector only filtered jobs without a queue label
     labels = _namespace_labels(ctx, obj.namespace)
@@ -360,7 +360,7 @@ def non_suspendable_preemption(obj: KObject, ctx: RuleContext):
 def _has_default_queue(ctx: RuleContext, obj: KObject) -> bool:
     # Kueue defaults the label to "default" when that LocalQueue exists in the namespace; an
     # object without metadata.namespace may land anywhere, so only explicit namespaces count.
-    return bool(obj.metadata.get("namespace")) and bool(ctx.inventory.named(LOCAL_QUEUE, "default", obj.namespace))
+    return explicit_namespace(obj) is not None and bool(ctx.inventory.named(LOCAL_QUEUE, "default", obj.namespace))
 
 
 def _preempting_queues(ctx: RuleContext, namespace: str | None, queue: str) -> list:

@@ -17,7 +17,7 @@ from kueuelint.checks.api import RuleContext, Violation, rule
 from kueuelint.derive.metadata import metadata_maps
 from kueuelint.findings import Severity
 from kueuelint.identify.objects import KObject
-from kueuelint.index.inventory import QUEUE_LABEL
+from kueuelint.index.inventory import QUEUE_LABEL, explicit_namespace
 from kueuelint.kueue.configuration import enabled_frameworks
 from kueuelint.kueue.kinds import FRAMEWORK_OF, SPECS
 from kueuelint.kueue.labels import DNS_SUBDOMAIN, dotted, home_label, label_homes, metadata_path
@@ -219,7 +219,7 @@ def _queue_names(inventory) -> set[str]:
 
 
 def _explicit_namespace(obj: KObject) -> bool:
-    return isinstance(obj.metadata.get("namespace"), str) and bool(obj.metadata["namespace"])
+    return explicit_namespace(obj) is not None
 
 
 def _queue_in_any_namespace(obj: KObject, value: str, path: tuple, queues: list,

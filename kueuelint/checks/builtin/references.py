@@ -17,6 +17,7 @@ from kueuelint.identify.kinds import KUEUE_GROUP
 from kueuelint.kueue.label_syntax import selector_problems
 from kueuelint.kueue.quota_tree import cohort_of, flavor_names, group_path, parent_of, resource_groups
 from kueuelint.identify.objects import KObject
+from kueuelint.index.inventory import explicit_namespace
 
 PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
 MULTIKUEUE_CONTROLLER = "kueue.x-k8s.io/multikueue"
@@ -257,7 +258,7 @@ def namespace_selector_mismatch(obj: KObject, ctx: RuleContext):
     target = obj.spec.get("clusterQueue")
     cq = find(ctx, obj, _kueue("ClusterQueue"), target) if isinstance(target, str) else None
     selector = cq.spec.get("namespaceSelector") if cq is not None else None
-    if not isinstance(selector, dict) or not obj.metadata.get("namespace"):
+    if not isinstance(selector, dict) or explicit_namespace(obj) is None:
         return  # no selector is KQ509's finding; without a namespace we cannot tell where it lands
     if selector_problems(selector, ()):
         return  # Kueue rejects the ClusterQueue: KQ411's finding
