@@ -49,6 +49,20 @@ class RuleContext:
         return workloads_of(obj, self.inventory)
 
 
+def unless_complete(inventory: Inventory) -> Severity | None:
+    """The severity of "not found": certain only in a scope declared complete (require-complete),
+    otherwise a warning, since the target may live in files the run did not read."""
+    return None if inventory.require_complete else Severity.WARNING
+
+
+def incomplete_note(inventory: Inventory | None, kinds: str) -> str:
+    """What would make a "not found" certain, for messages; empty once it is."""
+    if inventory is not None and inventory.require_complete:
+        return ""
+    return (f"; the run may not hold all the {kinds} of the cluster: declare the scope complete "
+            "(require-complete) to make this certain")
+
+
 RuleFunc = Callable[[KObject, RuleContext], Iterable[Violation]]
 PYTHON_RULES: dict[str, RuleFunc] = {}
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kueuelint.checks.api import Violation
+from kueuelint.checks.api import Violation, incomplete_note, unless_complete
 
 
 def target_cluster_queue(inventory, queue: str | None, namespace: str | None):
@@ -108,5 +108,6 @@ def missing_queue_violation(inventory, queue: str, namespace: str | None, path: 
     where = f" in namespace {namespace!r}" if namespace else ""
     elsewhere = sorted({lq.namespace for lq in names if lq.namespace})
     hint = f" (there is one in {', '.join(elsewhere)})" if elsewhere else ""
-    return Violation(path=path, args={"detail": (
-        f"LocalQueue {queue!r} does not exist{where}{hint}; the pods would stay pending")})
+    return Violation(path=path, severity=unless_complete(inventory), args={"detail": (
+        f"LocalQueue {queue!r} does not exist{where}{hint}; the pods would stay pending"
+        + incomplete_note(inventory, "LocalQueues"))})

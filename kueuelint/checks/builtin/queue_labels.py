@@ -13,7 +13,7 @@ from __future__ import annotations
 import difflib
 from typing import Iterator
 
-from kueuelint.checks.api import RuleContext, Violation, rule
+from kueuelint.checks.api import RuleContext, Violation, incomplete_note, rule, unless_complete
 from kueuelint.derive.metadata import metadata_maps
 from kueuelint.findings import Severity
 from kueuelint.identify.objects import KObject
@@ -207,8 +207,9 @@ def local_queue_not_found(obj: KObject, ctx: RuleContext):
     elsewhere = sorted({lq.namespace for lq in queues if lq.name == value and lq.namespace})
     if not (here or elsewhere or inventory.require_complete):
         return  # the run holds no queue of this namespace: it cannot know
-    yield Violation(path=path, at_value=True, args={"detail": _missing_queue_text(
-        value, obj.namespace, here, elsewhere, len(queues))})
+    yield Violation(path=path, at_value=True, severity=unless_complete(inventory), args={
+        "detail": _missing_queue_text(value, obj.namespace, here, elsewhere, len(queues))
+        + incomplete_note(inventory, "LocalQueues")})
 
 
 def _queue_names(inventory) -> set[str]:
@@ -236,6 +237,8 @@ def _queue_in_any_namespace(obj: KObject, value: str, path: tuple, queues: list,
     close = difflib.get_close_matches(value, names, n=1, cutoff=0.75)
     if close:
         text += f"; did you mean {close[0]!r}?"
+    if not complete:
+        text += incomplete_note(None, "LocalQueues")
     yield Violation(path=path, at_value=True, args={"detail": text},
                     severity=None if complete else Severity.WARNING)
 
@@ -276,7 +279,8 @@ def priority_class_not_found(obj: KObject, ctx: RuleContext):
     if ctx.inventory.get("scheduling.k8s.io/PriorityClass", value) is not None:
         text += (f"; {value!r} is a PriorityClass (scheduling.k8s.io): set it as the pods' "
                  "priorityClassName, or create a WorkloadPriorityClass of that name")
-    yield Violation(path=path, at_value=True, args={"detail": text})
+    yield Violation(path=path, at_value=True, severity=unless_complete(ctx.inventory),
+                    args={"detail": text + incomplete_note(ctx.inventory, "WorkloadPriorityClasses")})
 
 
 # --- KQ211: `suspend: true` is not needed with Kueue ----------------------------------------------

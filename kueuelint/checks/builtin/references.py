@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 
 from kueuelint.index.selectors import NAME_LABEL, selects_namespace
-from kueuelint.checks.api import RuleContext, Violation, rule
+from kueuelint.checks.api import RuleContext, Violation, incomplete_note, rule, unless_complete
 from kueuelint.findings import Severity
 from kueuelint.identify.kinds import KUEUE_GROUP
 from kueuelint.kueue.label_syntax import selector_problems
@@ -56,7 +56,12 @@ def missing(ctx: RuleContext, key: str, name: str, namespace: str | None = None)
             if ctx.inventory.require_complete else f"{kind} {name!r} not found: no {plural}{where} in this run"
     close = difflib.get_close_matches(name, sorted({o.name for o in pool}), n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return f"{kind} {name!r} not found among the {len(pool)} {plural}{where} in this run{hint}"
+    return f"{kind} {name!r} not found among the {len(pool)} {plural}{where} in this run{hint}" \
+        + incomplete_note(ctx.inventory, plural)
+
+
+def not_found(ctx: RuleContext, path: tuple, detail: str) -> Violation:
+    return Violation(path=path, at_value=True, severity=unless_complete(ctx.inventory), args={"detail": detail})
 
 
 def _kueue(kind: str) -> str:
@@ -93,9 +98,9 @@ def local_queue_cluster_queue(obj: KObject, ctx: RuleContext):
     if find(ctx, obj, _kueue("ClusterQueue"), target) is None:
         why = missing(ctx, _kueue("ClusterQueue"), target)
         if why:
-            yield Violation(path=("spec", "clusterQueue"), at_value=True, args={"detail": (
+            yield not_found(ctx, ("spec", "clusterQueue"), (
                 f"{why}; workloads in this LocalQueue stay pending (\"ClusterQueue {target} "
-                "doesn't exist\")")})
+                "doesn't exist\")"))
 
 
 # --- KQ502 / KQ503 / KQ504: ClusterQueue -> flavors and admission checks ----------------------
@@ -108,9 +113,9 @@ def cluster_queue_flavor(obj: KObject, ctx: RuleContext):
             if isinstance(name, str) and find(ctx, obj, _kueue("ResourceFlavor"), name) is None:
                 why = missing(ctx, _kueue("ResourceFlavor"), name)
                 if why:
-                    yield Violation(path=group_path(gi) + ("flavors", fi, "name"), at_value=True,
-                                    args={"detail": f"{why}; Kueue keeps the ClusterQueue inactive "
-                                          "(FlavorNotFound) and admits nothing through it"})
+                    yield not_found(ctx, group_path(gi) + ("flavors", fi, "name"), (
+                        f"{why}; Kueue keeps the ClusterQueue inactive (FlavorNotFound) and "
+                        "admits nothing through it"))
 
 
 @rule("KQ503")
@@ -119,8 +124,8 @@ def cluster_queue_admission_check(obj: KObject, ctx: RuleContext):
         if find(ctx, obj, _kueue("AdmissionCheck"), name) is None:
             why = missing(ctx, _kueue("AdmissionCheck"), name)
             if why:
-                yield Violation(path=path, at_value=True, args={"detail": (
-                    f"{why}; Kueue keeps the ClusterQueue inactive (AdmissionCheckNotFound)")})
+                yield not_found(ctx, path, (
+                    f"{why}; Kueue keeps the ClusterQueue inactive (AdmissionCheckNotFound)"))
 
 
 @rule("KQ504")
@@ -171,9 +176,9 @@ def _built_in_controller(obj, ctx, controller: str, wanted: str, params: dict | 
     if isinstance(name, str) and find(ctx, obj, _kueue(wanted), name) is None:
         why = missing(ctx, _kueue(wanted), name)
         if why:
-            yield Violation(path=("spec", "parameters", "name"), at_value=True, args={"detail": (
+            yield not_found(ctx, ("spec", "parameters", "name"), (
                 f"{why}; the admission check stays inactive and every ClusterQueue using it "
-                "admits nothing")})
+                "admits nothing"))
 
 
 # --- KQ506: admission-check combinations that deactivate a ClusterQueue ----------------------
@@ -213,8 +218,8 @@ def flavor_topology(obj: KObject, ctx: RuleContext):
     if isinstance(name, str) and name and find(ctx, obj, _kueue("Topology"), name) is None:
         why = missing(ctx, _kueue("Topology"), name)
         if why:
-            yield Violation(path=("spec", "topologyName"), at_value=True, args={"detail": (
-                f"{why}; every ClusterQueue using this flavor stays inactive (TopologyNotFound)")})
+            yield not_found(ctx, ("spec", "topologyName"), (
+                f"{why}; every ClusterQueue using this flavor stays inactive (TopologyNotFound)"))
 
 
 # --- KQ508: Cohort parent cycles -------------------------------------------------------------
@@ -327,16 +332,16 @@ def workload_references(obj: KObject, ctx: RuleContext):
                                        obj.namespace) is None:
         why = missing(ctx, _kueue("LocalQueue"), queue, obj.namespace)
         if why:
-            yield Violation(path=("spec", "queueName"), at_value=True, args={"detail": (
-                f"{why}; the Workload stays pending (\"LocalQueue {queue} doesn't exist\")")})
+            yield not_found(ctx, ("spec", "queueName"), (
+                f"{why}; the Workload stays pending (\"LocalQueue {queue} doesn't exist\")"))
     reference = _priority_reference(obj)
     if reference is not None:
         key, name, path = reference
         if find(ctx, obj, key, name) is None:
             why = missing(ctx, key, name)
             if why:
-                yield Violation(path=path, at_value=True, args={"detail": (
-                    f"{why}; the Workload's priority cannot be resolved")})
+                yield not_found(ctx, path, (
+                    f"{why}; the Workload's priority cannot be resolved"))
 
 
 def _priority_reference(obj: KObject) -> tuple[str, str, tuple] | None:
@@ -364,6 +369,6 @@ def multikueue_cluster(obj: KObject, ctx: RuleContext):
         if isinstance(name, str) and find(ctx, obj, _kueue("MultiKueueCluster"), name) is None:
             why = missing(ctx, _kueue("MultiKueueCluster"), name)
             if why:
-                yield Violation(path=("spec", "clusters", index), at_value=True, args={"detail": (
+                yield not_found(ctx, ("spec", "clusters", index), (
                     f"{why}; MultiKueue cannot dispatch workloads to that worker, and if no listed "
-                    "cluster is active the admission check stays inactive")})
+                    "cluster is active the admission check stays inactive"))
