@@ -30,6 +30,20 @@ class ConfigError(Exception):
     """Bad configuration: reported as a usage error (exit 2)."""
 
 
+@dataclass(frozen=True)
+class ScopeSpec:
+    """One cluster's files in a repository that holds several (``scopes:`` in the configuration).
+
+    Cross-object rules resolve only inside a scope. ``paths`` are globs or folders relative to
+    the configuration file; ``context`` is read for this scope only; None means "as the run"."""
+
+    name: str
+    paths: tuple[str, ...]
+    context: tuple[str, ...] = ()
+    kueue_version: tuple[int, int] | None = None
+    require_complete: bool | None = None
+
+
 @dataclass
 class Config:
     select: tuple[str, ...] = ("KQ",)
@@ -47,6 +61,7 @@ class Config:
     crds: tuple[str, ...] = ()
     rule_options: dict[str, dict[str, Any]] = field(default_factory=dict)
     limits: Limits = field(default_factory=Limits)
+    scopes: tuple[ScopeSpec, ...] = ()
     root: Path = field(default_factory=Path.cwd)   # folder of the config file: paths resolve here
     source: str | None = None
     # (where, code) of every rule code or prefix the user wrote, so a typo can be named
@@ -71,8 +86,9 @@ _KEYS = {
     "kueue-version": "kueue_version", "rule-dirs": "rule_dirs", "require-complete": "require_complete",
     "cel-engine": "cel_engine", "default-namespace": "default_namespace", "types": "types",
     "crds": "crds", "options": "rule_options", "rules": "rule_options", "max-file-bytes": None, "max-documents": None,
-    "max-nodes": None, "max-file-nodes": None, "max-depth": None,
+    "max-nodes": None, "max-file-nodes": None, "max-depth": None, "scopes": "scopes",
 }
+_SCOPE_KEYS = ("paths", "context", "kueue-configuration", "kueue-version", "require-complete")
 
 
 def find_config_file(start: Path) -> Path | None:
@@ -176,8 +192,32 @@ def _apply(config: Config, key: str, value: Any, origin: str) -> None:
             config.rule_options[str(code).upper()] = dict(_mapping(opts, f"{where} {code!r}"))
     elif key == "default-namespace":
         config.default_namespace = str(value)
+    elif key == "scopes":
+        config.scopes = tuple(_scope(str(name), spec, f"{where}[{name!r}]")
+                              for name, spec in _mapping(value, where).items())
     else:
         setattr(config, _KEYS[key], tuple(_str_list(value, where)))
+
+
+def _scope(name: str, spec: Any, where: str) -> ScopeSpec:
+    spec = _mapping(spec, where)
+    unknown = [key for key in spec if key not in _SCOPE_KEYS]
+    if unknown:
+        hint = difflib.get_close_matches(str(unknown[0]), _SCOPE_KEYS, n=1)
+        suggestion = f"; did you mean {hint[0]!r}?" if hint else ""
+        raise ConfigError(f"{where}: unknown option {unknown[0]!r}{suggestion}")
+    paths = tuple(_str_list(spec.get("paths"), f"{where}.paths") if "paths" in spec else ())
+    if not paths:
+        raise ConfigError(f"{where}: a scope needs paths (globs or folders of its files)")
+    context = tuple(_str_list(spec.get("context", []), f"{where}.context"))
+    if "kueue-configuration" in spec:  # the file with the cluster's Kueue Configuration
+        context += tuple(_str_list(spec["kueue-configuration"], f"{where}.kueue-configuration"))
+    version = parse_kueue_version(spec["kueue-version"], f"{where}.kueue-version") \
+        if "kueue-version" in spec else None
+    complete = spec.get("require-complete")
+    if complete is not None and not isinstance(complete, bool):
+        raise ConfigError(f"{where}.require-complete must be true or false")
+    return ScopeSpec(name, paths, context, version, complete)
 
 
 def _apply_types(config: Config, value: dict, where: str) -> None:
@@ -240,6 +280,8 @@ def check_input_paths(config: Config, cli_context: tuple[str, ...] = ()) -> None
     named = [("context", path) for path in resolve_paths(config, config.context)]
     named += [("--context", path) for path in cli_context]
     named += [("--crd or crds", path) for path in resolve_paths(config, config.crds)]
+    named += [(f"scopes[{scope.name!r}].context", path) for scope in config.scopes
+              for path in resolve_paths(config, scope.context)]
     for option, path in named:
         if not (os.path.lexists(path) or (glob.has_magic(path) and glob.glob(path, recursive=True))):
             raise ConfigError(f"{option}: {path!r} does not exist")

@@ -33,13 +33,14 @@ class FileObjects:
 
 @dataclass
 class Scope:
-    """Objects judged together against one inventory.  Today one scope holds the whole run;
-    the seam exists so that a run can later hold several (each with its own inventory, Kueue
-    Configuration and completeness) without the commands changing."""
+    """Objects judged together against one inventory: one cluster's files (``scopes:`` in the
+    configuration, ``kueuelint.index.scopes``), or the whole run when none are declared."""
     name: str
-    files: list[FileObjects]
+    files: list[FileObjects]        # its checked files, then its context files
     inventory: object
     complete: bool
+    kueue_version: tuple[int, int]
+    checked: list[FileObjects] = field(default_factory=list)   # the files reported on
 
 
 class FirstError:
@@ -60,6 +61,7 @@ class Run:
     config: Config
     errors: FirstError = field(default_factory=FirstError)
     _inventory: object = None
+    _scopes: list | None = None
 
     @property
     def internal_error(self) -> str | None:
@@ -93,7 +95,22 @@ class Run:
 
     @property
     def scopes(self) -> list[Scope]:
-        return [Scope("run", self.files + self.context, self.inventory, self.config.require_complete)]
+        if self._scopes is None:
+            self._scopes = self._split_scopes()
+        return self._scopes
+
+    def _split_scopes(self) -> list[Scope]:
+        config = self.config
+        if not config.scopes:
+            return [Scope("run", self.files + self.context, self.inventory, config.require_complete,
+                          config.kueue_version, self.files)]
+        from kueuelint.index.scopes import split
+
+        parts = split(self.files, self.context, _path_of, config)
+        return [Scope(part.name, part.checked + part.context,
+                      build_inventory([o for f in part.checked + part.context for o in f.objects],
+                                      config, self.errors, part.complete),
+                      part.complete, part.kueue_version, part.checked) for part in parts]
 
 
 def open_run(paths: list[str], config: Config, *, extra_context: tuple[str, ...] = (),
@@ -114,7 +131,9 @@ def plan(paths: list[str], config: Config, *, extra_context: tuple[str, ...] = (
     forced_type = None if forced_type == "manifest" else forced_type
     entries: list[Entry] = [(t, False, forced_type or configured_type(t.path, config)) for t in targets]
     checked = {os.path.abspath(t.path) for t in targets}
-    context_paths = resolve_paths(config, config.context) + list(extra_context)
+    from kueuelint.index.scopes import context_paths as scope_context
+
+    context_paths = resolve_paths(config, config.context) + list(extra_context) + scope_context(config)
     context_targets, context_problems = expand(context_paths, config.exclude) if context_paths else ([], [])
     entries += [(t, True, configured_type(t.path, config)) for t in context_targets
                 if os.path.abspath(t.path) not in checked]
@@ -168,14 +187,19 @@ def identify_file(loaded: LoadedFile, config: Config, errors: FirstError) -> Fil
     return entry
 
 
-def build_inventory(objects: list, config: Config, errors: FirstError):
+def build_inventory(objects: list, config: Config, errors: FirstError, complete: bool | None = None):
     from kueuelint.index.inventory import Inventory
 
+    complete = config.require_complete if complete is None else complete
     try:
-        return Inventory(objects, require_complete=config.require_complete)
+        return Inventory(objects, require_complete=complete)
     except Exception as exc:  # cross-object rules lose their targets; per-file ones still run
         errors.note(exc, "indexing the objects")
-        return Inventory([], require_complete=config.require_complete)
+        return Inventory([], require_complete=complete)
+
+
+def _path_of(entry: FileObjects) -> str:
+    return entry.loaded.source.path
 
 
 def configured_type(path: str, config: Config) -> str | None:

@@ -13,7 +13,8 @@ from kueuelint.config import Config, parse_kueue_version
 
 # rule -> the first Kueue release that behaves the new way (from Kueue's CHANGELOG and gates)
 BOUNDARIES = {
-    "KQ102": (0, 20),   # v1beta1 no longer served
+    "KQ101": (0, 15),   # v1beta2 served
+    "KQ102": (0, 20),   # v1beta1 no longer served (and nothing to move to before 0.15)
     "KQ201": (0, 15),   # the queue-name annotation is no longer read
     "KQ209": (0, 18),   # ElasticJobsViaWorkloadSlices on by default
     "KQ210": (0, 19),   # AdmissionGatedBy on by default

@@ -60,10 +60,12 @@ class Checker:
     def run(self, run: Run) -> RunResult:
         """Check the checked files of ``run`` against its inventory."""
         started = time.perf_counter()
-        states = [FileState(entry.loaded, entry.objects) for entry in run.files]
-        inventory = run.inventory
         self.internal_error = self.internal_error or run.internal_error
-        self.check_states(states, inventory)
+        states = []
+        for scope in run.scopes:   # cross-object rules resolve only inside a scope
+            scope_states = [FileState(entry.loaded, entry.objects) for entry in scope.checked]
+            self.check_states(scope_states, scope.inventory, scope.kueue_version)
+            states += scope_states
         return RunResult(sorted(self.findings, key=Finding.sort_key), files=len(states),
                          objects=sum(len(s.objects) for s in states),
                          seconds=time.perf_counter() - started,
@@ -74,15 +76,16 @@ class Checker:
         if self.internal_error is None:
             self.internal_error = internal_error_message(exc, where)
 
-    def rule_context(self, inventory: Inventory) -> RuleContext:
+    def rule_context(self, inventory: Inventory, kueue_version: tuple[int, int] | None = None) -> RuleContext:
         config = self.config
-        return RuleContext(inventory, config.kueue_version,
+        return RuleContext(inventory, kueue_version or config.kueue_version,
                            crds=tuple(resolve_paths(config, config.crds)),
                            cel_engine=None if config.cel_engine == "auto" else config.cel_engine)
 
-    def check_states(self, states: list[FileState], inventory: Inventory) -> list[Finding]:
+    def check_states(self, states: list[FileState], inventory: Inventory,
+                     kueue_version: tuple[int, int] | None = None) -> list[Finding]:
         """Check the given files against an inventory that may hold objects of other files."""
-        ctx = self.rule_context(inventory)
+        ctx = self.rule_context(inventory, kueue_version)
         with _loaded_data_frozen():
             for number, state in enumerate(states, start=1):
                 try:
