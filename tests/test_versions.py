@@ -22,6 +22,7 @@ BOUNDARIES = {
     "KQ601": (0, 15),   # pod-based frameworks no longer need "pod" listed
     "KQ602": (0, 19),   # managedJobsNamespaceSelector respected for every kind
     "KQ620": (0, 18),   # more pod sets per Workload
+    "KQ622": (0, 11),   # MXJob integration removed
     "KQ633": (0, 18),   # elastic RayClusters
     "KQ650": (0, 19),   # TASMultiLayerTopology on by default
     "KQ651": (0, 19),

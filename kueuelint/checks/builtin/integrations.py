@@ -443,3 +443,20 @@ def lws_replicas_out_of_range(obj: KObject, ctx: RuleContext):
     yield Violation(path=("spec", "replicas"), at_value=True, args={"detail": (
         f"{m.why} with spec.replicas {replicas}; Kueue's webhook rejects LeaderWorkerSet replicas "
         f"outside 0..{LWS_MAX_REPLICAS} (\"invalid LeaderWorkerSet replicas\"); use a count in range")})
+
+
+# --- KQ622: MXJob, whose integration Kueue removed -------------------------------------------------
+
+MXJOB_REMOVED_IN = (0, 11)
+
+
+@rule("KQ622")
+def mxjob_unsupported(obj: KObject, ctx: RuleContext):
+    value, path = home_label(obj, QUEUE_LABEL)
+    if not isinstance(value, str) or not value or ctx.kueue_version < MXJOB_REMOVED_IN:
+        return
+    yield Violation(path=path, at_value=True, args={"detail": (
+        f"is queued to {value!r}, but Kueue manages MXJobs only up to 0.10 (support was removed "
+        f"in 0.11): Kueue "
+        f"{'.'.join(map(str, ctx.kueue_version))} ignores the label and the job runs without "
+        "quota; run it as another Kubeflow job kind, or set kueue-version if the cluster is older")})
