@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import yaml
 
 from kueuelint.index.selectors import NAME_LABEL, matches
+from kueuelint.findings import Severity
 from kueuelint.checks.api import RuleContext, Violation, rule
 from kueuelint.identify.kinds import KUEUE_CONFIG_GROUP
 from kueuelint.identify.objects import KObject
@@ -249,19 +250,28 @@ def integrations_frameworks(obj: KObject, ctx: RuleContext):
         seen.add(name)
     external = integrations.get("externalFrameworks")
     for index, name in enumerate(external if isinstance(external, list) else []):
-        problem = _external_problem(name, seen)
+        problem, refused = _external_problem(name, seen)
         if problem:
-            yield config.violation(("integrations", "externalFrameworks", index), problem,
-                                   at_value=True)
+            found = config.violation(("integrations", "externalFrameworks", index), problem,
+                                     at_value=True)
+            found.severity = None if refused else Severity.WARNING
+            yield found
 
 
-def _external_problem(name, built_in: set) -> str | None:
-    if not isinstance(name, str) or not _EXTERNAL_RE.match(name):
+def _external_problem(name, built_in: set) -> tuple[str | None, bool]:
+    """(problem, whether Kueue refuses to start). Kueue only needs two dots to read an entry as
+    Kind.version.group; an entry that is not a real one then starts fine and matches nothing."""
+    if not isinstance(name, str) or name.count(".") < 2:
         return (f"externalFrameworks entry {name!r} must be Kind.version.group, e.g. "
-                "AppWrapper.v1beta2.workload.codeflare.dev")
+                "AppWrapper.v1beta2.workload.codeflare.dev; Kueue refuses the configuration"), True
+    if not _EXTERNAL_RE.match(name):
+        kind, version, group = name.split(".", 2)
+        return (f"externalFrameworks entry {name!r} is read as kind {kind!r}, version {version!r}, "
+                f"group {group!r}; Kueue starts, but an entry that names no real kind has no effect: "
+                "spell it Kind.version.group, e.g. PipelineRun.v1.tekton.dev"), False
     if name in _BUILT_IN_KINDS:
-        return f"{name!r} is a built-in integration; enable it in integrations.frameworks instead"
-    return None
+        return f"{name!r} is a built-in integration; enable it in integrations.frameworks instead", True
+    return None, False
 
 
 # --- KQ904: resources ------------------------------------------------------------------------
