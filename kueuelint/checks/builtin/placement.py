@@ -156,19 +156,53 @@ def placement_matches_no_flavor(obj: KObject, ctx: RuleContext):
 
 @rule("KQ701")
 def placement_in_pod_template(obj: KObject, ctx: RuleContext):
+    # A selector on keys the flavors define takes part in Kueue's choice of flavor (KQ702 when it
+    # rules out every one). Only keys no flavor of the group defines escape it: Kueue ignores
+    # them when it picks the flavor, so quota is charged to a flavor whose nodes the pods may
+    # never use. Without the flavors in the run nothing can be told.
     reported = {c.path[:len(c.pod_set.spec_path) + 1] for c in conflicts(obj, ctx)}
     seen = set()
     for workload in coverage.managed_workloads(obj, ctx):
+        target = coverage.target_of(obj, workload, ctx.inventory)
+        if target is None:
+            continue
         for pod_set in workload.pod_sets:
             spec = pod_set.template.get("spec") if isinstance(pod_set.template, dict) else None
+            flavor_keys = _flavor_label_keys(pod_set, target, ctx)
             for field, relative in FIELDS.items():
                 value = _follow(spec, relative)
                 path = pod_set.spec_path + relative
-                if not value or path in seen or path[:len(pod_set.spec_path) + 1] in reported:
+                if not value or flavor_keys is None or path in seen \
+                        or path[:len(pod_set.spec_path) + 1] in reported:
                     continue   # KQ702 already reports this field as a hard error
-                seen.add(path)
-                yield Violation(path=path, args={
-                    "pod_set": pod_set.name, "field": field, "what": _summary(field, value)})
+                keys = _selector_keys(field, value)
+                if keys and not keys & flavor_keys:
+                    seen.add(path)
+                    yield Violation(path=path, args={
+                        "pod_set": pod_set.name, "field": field, "what": _summary(field, value),
+                        "target": target.describe()})
+
+
+def _flavor_label_keys(pod_set, target: coverage.Target, ctx: RuleContext) -> set | None:
+    """The nodeLabels keys of every flavor the pod set may get; None when a flavor is unknown."""
+    keys: set = set()
+    for group in coverage.resource_groups(target.cluster_queue):
+        if not _uses_group(pod_set, coverage.group_resources(group)):
+            continue
+        flavors = _flavor_objects(group, ctx)
+        if flavors is None:
+            return None
+        keys.update(key for flavor in flavors for key in _node_labels(flavor))
+    return keys
+
+
+def _selector_keys(field: str, value) -> set:
+    if field == "nodeSelector":
+        return {key for key in value} if isinstance(value, dict) else set()
+    terms = value.get("nodeSelectorTerms") if isinstance(value, dict) else None
+    return {str(e.get("key")) for t in terms if isinstance(t, dict)
+            for e in t.get("matchExpressions") or () if isinstance(e, dict)} \
+        if isinstance(terms, list) else set()
 
 
 def _follow(node, path: tuple):
