@@ -15,6 +15,7 @@ from kueuelint.config import Config, parse_kueue_version
 BOUNDARIES = {
     "KQ101": (0, 15),   # v1beta2 served
     "KQ102": (0, 20),   # v1beta1 no longer served (and nothing to move to before 0.15)
+    "KQ110": (0, 11),   # the MXJob framework removed from the Configuration
     "KQ201": (0, 15),   # the queue-name annotation is no longer read
     "KQ209": (0, 18),   # ElasticJobsViaWorkloadSlices on by default
     "KQ210": (0, 19),   # AdmissionGatedBy on by default

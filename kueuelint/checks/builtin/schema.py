@@ -15,6 +15,9 @@ CRD_KEY = "apiextensions.k8s.io/CustomResourceDefinition"
 
 _KUEUE_GROUPS = ("kueue.x-k8s.io", "config.kueue.x-k8s.io")
 _CACHE_KEY = "schema:issues"
+# Frameworks the built-in model (Kueue's latest) no longer knows, with the release that dropped
+# them: a Configuration for an older Kueue may list them.
+_REMOVED_FRAMEWORKS = {"kubeflow.org/mxjob": (0, 11)}
 
 
 @rule("KQ110")
@@ -40,15 +43,28 @@ def check_crd_cel_unsupported(obj: KObject, ctx: RuleContext):
 def _violations(obj: KObject, ctx: RuleContext, code: str):
     if obj.key == "ConfigMap":
         if code == "KQ110":
-            yield from _embedded_configuration(obj)
+            yield from _embedded_configuration(obj, ctx)
         return
     for issue in _issues(obj, ctx):
-        if issue.code == code:
+        if issue.code == code and not _framework_of_older_kueue(obj.data, issue.path, ctx):
             detail = issue.message if code == "KQ110" else f"{issue.message} [{issue.judge}]"
             yield Violation(path=issue.path, at_value=issue.at_value, args={"detail": detail})
 
 
-def _embedded_configuration(obj: KObject):
+def _framework_of_older_kueue(data, path: tuple, ctx: RuleContext) -> bool:
+    """An enum error on a framework the target Kueue version still had (kubeflow.org/mxjob up to 0.10)."""
+    if len(path) != 3 or tuple(path[:2]) != ("integrations", "frameworks") or not isinstance(data, dict):
+        return False
+    integrations = data.get("integrations")
+    frameworks = integrations.get("frameworks") if isinstance(integrations, dict) else None
+    index = path[2]
+    value = frameworks[index] if isinstance(frameworks, list) and isinstance(index, int) \
+        and index < len(frameworks) else None
+    removed_in = _REMOVED_FRAMEWORKS.get(value) if isinstance(value, str) else None
+    return removed_in is not None and ctx.kueue_version < removed_in
+
+
+def _embedded_configuration(obj: KObject, ctx: RuleContext):
     """The Configuration inside the manager ConfigMap, through the Kueue-config rules' view,
     which maps the embedded YAML onto the ConfigMap's lines so findings point inside it."""
     import yaml
@@ -67,7 +83,8 @@ def _embedded_configuration(obj: KObject):
     from kueuelint.schema import builtin
 
     for issue in builtin.validate(group, version, str(config.data.get("kind")), config.data) or ():
-        yield config.violation(issue.path, issue.message, at_value=issue.at_value)
+        if not _framework_of_older_kueue(config.data, issue.path, ctx):
+            yield config.violation(issue.path, issue.message, at_value=issue.at_value)
 
 
 def _issues(obj: KObject, ctx: RuleContext) -> list:
