@@ -57,16 +57,21 @@ def conflicts(obj: KObject, ctx: RuleContext) -> list[Conflict]:
 
 def _find_conflicts(obj: KObject, ctx: RuleContext) -> list[Conflict]:
     found, seen = [], set()
+    for pod_set, target in queued_pod_sets(obj, ctx):
+        conflict = _pod_set_conflict(pod_set, target, ctx)
+        if conflict is not None and conflict.path not in seen:
+            seen.add(conflict.path)
+            found.append(conflict)
+    return found
+
+
+def queued_pod_sets(obj: KObject, ctx: RuleContext):
+    """(pod set, the queues it is sent to) of every workload of ``obj`` whose queues are known."""
     for workload in coverage.managed_workloads(obj, ctx):
         target = coverage.target_of(obj, workload, ctx.inventory)
-        if target is None:
-            continue
-        for pod_set in workload.pod_sets:
-            conflict = _pod_set_conflict(pod_set, target, ctx)
-            if conflict is not None and conflict.path not in seen:
-                seen.add(conflict.path)
-                found.append(conflict)
-    return found
+        if target is not None:
+            for pod_set in workload.pod_sets:
+                yield pod_set, target
 
 
 def _pod_set_conflict(pod_set, target: coverage.Target, ctx: RuleContext) -> Conflict | None:
@@ -162,25 +167,21 @@ def placement_in_pod_template(obj: KObject, ctx: RuleContext):
     # never use. Without the flavors in the run nothing can be told.
     reported = {c.path[:len(c.pod_set.spec_path) + 1] for c in conflicts(obj, ctx)}
     seen = set()
-    for workload in coverage.managed_workloads(obj, ctx):
-        target = coverage.target_of(obj, workload, ctx.inventory)
-        if target is None:
-            continue
-        for pod_set in workload.pod_sets:
-            spec = pod_set.template.get("spec") if isinstance(pod_set.template, dict) else None
-            flavor_keys = _flavor_label_keys(pod_set, target, ctx)
-            for field, relative in FIELDS.items():
-                value = _follow(spec, relative)
-                path = pod_set.spec_path + relative
-                if not value or flavor_keys is None or path in seen \
-                        or path[:len(pod_set.spec_path) + 1] in reported:
-                    continue   # KQ702 already reports this field as a hard error
-                keys = _selector_keys(field, value)
-                if keys and not keys & flavor_keys:
-                    seen.add(path)
-                    yield Violation(path=path, args={
-                        "pod_set": pod_set.name, "field": field, "what": _summary(field, value),
-                        "target": target.describe()})
+    for pod_set, target in queued_pod_sets(obj, ctx):
+        spec = pod_set.template.get("spec") if isinstance(pod_set.template, dict) else None
+        flavor_keys = _flavor_label_keys(pod_set, target, ctx)
+        for field, relative in FIELDS.items():
+            value = _follow(spec, relative)
+            path = pod_set.spec_path + relative
+            if not value or flavor_keys is None or path in seen \
+                    or path[:len(pod_set.spec_path) + 1] in reported:
+                continue   # KQ702 already reports this field as a hard error
+            keys = _selector_keys(field, value)
+            if keys and not keys & flavor_keys:
+                seen.add(path)
+                yield Violation(path=path, args={
+                    "pod_set": pod_set.name, "field": field, "what": _summary(field, value),
+                    "target": target.describe()})
 
 
 def _flavor_label_keys(pod_set, target: coverage.Target, ctx: RuleContext) -> set | None:
@@ -214,10 +215,7 @@ def _follow(node, path: tuple):
 def _summary(field: str, value) -> str:
     if field == "nodeSelector" and isinstance(value, dict):
         return ", ".join(f"{k}={v}" for k, v in value.items())
-    terms = value.get("nodeSelectorTerms") if isinstance(value, dict) else None
-    keys = sorted({str(e.get("key")) for t in terms if isinstance(t, dict)
-                   for e in t.get("matchExpressions") or () if isinstance(e, dict)}) \
-        if isinstance(terms, list) else []
+    keys = sorted(_selector_keys(field, value))
     return "on " + ", ".join(keys) if keys else "set"
 
 
@@ -226,22 +224,18 @@ def _summary(field: str, value) -> str:
 @rule("KQ704")
 def flavor_taints_not_tolerated(obj: KObject, ctx: RuleContext):
     seen = set()
-    for workload in coverage.managed_workloads(obj, ctx):
-        target = coverage.target_of(obj, workload, ctx.inventory)
-        if target is None:
+    for pod_set, target in queued_pod_sets(obj, ctx):
+        refusal = _untolerated_everywhere(pod_set, target, ctx)
+        if refusal is None or pod_set.spec_path in seen:
             continue
-        for pod_set in workload.pod_sets:
-            refusal = _untolerated_everywhere(pod_set, target, ctx)
-            if refusal is None or pod_set.spec_path in seen:
-                continue
-            seen.add(pod_set.spec_path)
-            spec = pod_set.template.get("spec") if isinstance(pod_set.template, dict) else None
-            has_tolerations = isinstance(spec, dict) and "tolerations" in spec
-            path = pod_set.spec_path + (("tolerations",) if has_tolerations else ())
-            resources, taints = refusal
-            yield Violation(path=path, args={
-                "pod_set": pod_set.name, "target": target.describe(),
-                "resources": ", ".join(resources), "taints": "; ".join(taints)})
+        seen.add(pod_set.spec_path)
+        spec = pod_set.template.get("spec") if isinstance(pod_set.template, dict) else None
+        has_tolerations = isinstance(spec, dict) and "tolerations" in spec
+        path = pod_set.spec_path + (("tolerations",) if has_tolerations else ())
+        resources, taints = refusal
+        yield Violation(path=path, args={
+            "pod_set": pod_set.name, "target": target.describe(),
+            "resources": ", ".join(resources), "taints": "; ".join(taints)})
 
 
 def _untolerated_everywhere(pod_set, target: coverage.Target, ctx: RuleContext):
