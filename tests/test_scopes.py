@@ -120,3 +120,43 @@ def test_a_missing_scope_context_is_a_usage_error(cli, repo):
                                           "    context: [clusters/prod-queues/]\n")
     proc = cli("check", "--config", str(repo / ".kueuelint.yaml"), str(repo))
     assert proc.returncode == 2 and "does not exist" in proc.stderr
+
+
+CONFIG_MAP = """apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: kueue-manager-config
+  namespace: kueue-system
+data:
+  controller_manager_config.yaml: |
+    apiVersion: config.kueue.x-k8s.io/v1beta2
+    kind: Configuration
+    manageJobsWithoutQueueName: {manage}
+"""
+
+
+def _inventory(tmp_path, *texts):
+    from kueuelint import pipeline
+    from kueuelint.checks.runner import Checker
+    from kueuelint.config import Config
+    from kueuelint.index.inventory import Inventory
+
+    paths = []
+    for number, text in enumerate(texts):
+        path = tmp_path / f"c{number}.yaml"
+        path.write_text(text)
+        paths.append(str(path))
+    inputs = pipeline.load_inputs(paths, Config())
+    states = Checker({}, Config()).identify_files(inputs.files)
+    return Inventory([obj for state in states for obj in state.objects])
+
+
+def test_two_different_kueue_configurations_mean_none_is_known(tmp_path):
+    inventory = _inventory(tmp_path, CONFIG_MAP.format(manage="true"), CONFIG_MAP.format(manage="false"))
+    assert inventory.kueue_configuration() is None
+    assert len(inventory.kueue_configurations()) == 2
+
+
+def test_the_same_configuration_twice_is_known(tmp_path):
+    inventory = _inventory(tmp_path, CONFIG_MAP.format(manage="true"), CONFIG_MAP.format(manage="true"))
+    assert inventory.kueue_configuration()["manageJobsWithoutQueueName"] is True
