@@ -131,12 +131,13 @@ def plan(paths: list[str], config: Config, *, extra_context: tuple[str, ...] = (
     forced_type = None if forced_type == "manifest" else forced_type
     entries: list[Entry] = [(t, False, forced_type or configured_type(t.path, config)) for t in targets]
     checked = {os.path.abspath(t.path) for t in targets}
-    from kueuelint.index.scopes import context_paths as scope_context
+    from kueuelint.index.scopes import context_paths as scope_context, wanted_context
 
     context_paths = resolve_paths(config, config.context) + list(extra_context) + scope_context(config)
     context_targets, context_problems = expand(context_paths, config.exclude) if context_paths else ([], [])
+    wanted = wanted_context([t.path for t in targets], config)
     entries += [(t, True, configured_type(t.path, config)) for t in context_targets
-                if os.path.abspath(t.path) not in checked]
+                if os.path.abspath(t.path) not in checked and wanted(t.path)]
     problem_files = [_problem_file(problem, False) for problem in problems]
     return entries, problem_files + [_problem_file(problem, True) for problem in context_problems]
 

@@ -160,3 +160,16 @@ def test_two_different_kueue_configurations_mean_none_is_known(tmp_path):
 def test_the_same_configuration_twice_is_known(tmp_path):
     inventory = _inventory(tmp_path, CONFIG_MAP.format(manage="true"), CONFIG_MAP.format(manage="true"))
     assert inventory.kueue_configuration()["manageJobsWithoutQueueName"] is True
+
+
+def test_a_hook_run_reads_only_the_context_of_its_files_scopes(tmp_path):
+    from kueuelint.index.scopes import wanted_context
+
+    config = from_mapping({"scopes": {"prod": {"paths": ["prod/"], "context": ["shared/"]},
+                                      "staging": {"paths": ["staging/"]}}})
+    config.root = tmp_path
+    wanted = wanted_context([str(tmp_path / "prod/job.yaml")], config)
+    assert wanted(str(tmp_path / "prod/queues.yaml")) and wanted(str(tmp_path / "shared/q.yaml"))
+    assert not wanted(str(tmp_path / "staging/queues.yaml"))
+    assert not wanted(str(tmp_path / "tutorials/x.yaml"))      # the default scope has no changed file
+    assert wanted_context([], from_mapping({}))("anything.yaml")   # no scopes: everything counts

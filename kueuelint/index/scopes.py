@@ -70,6 +70,21 @@ def scope_of(path: str, config: Config) -> str:
     return DEFAULT_SCOPE
 
 
+def wanted_context(checked: Iterable[str], config: Config) -> Callable[[str], bool]:
+    """Whether a context file can matter: it lies in the scope of a checked file, or in the own
+    context of one. A hook that reads the whole repository as context then reads only the
+    clusters its changed files belong to."""
+    if not config.scopes:
+        return lambda path: True
+    scopes = {scope_of(path, config) for path in checked}
+    own = [folder for name, folders in _own_context(config).items() if name in scopes for folder in folders]
+
+    def wanted(path: str) -> bool:
+        return scope_of(path, config) in scopes or any(_under(_absolute(path), folder) for folder in own)
+
+    return wanted
+
+
 def context_paths(config: Config) -> list[str]:
     """Every scope's own context, to be read with the run's context."""
     return [path for spec in config.scopes for path in resolve_paths(config, spec.context)]
