@@ -136,9 +136,8 @@ data:
 
 
 def _inventory(tmp_path, *texts):
-    from kueuelint import pipeline
-    from kueuelint.checks.runner import Checker
-    from kueuelint.config import Config
+    from helpers_load import load_objects
+
     from kueuelint.index.inventory import Inventory
 
     paths = []
@@ -146,9 +145,7 @@ def _inventory(tmp_path, *texts):
         path = tmp_path / f"c{number}.yaml"
         path.write_text(text)
         paths.append(str(path))
-    inputs = pipeline.load_inputs(paths, Config())
-    states = Checker({}, Config()).identify_files(inputs.files)
-    return Inventory([obj for state in states for obj in state.objects])
+    return Inventory(load_objects(*paths))
 
 
 def test_two_different_kueue_configurations_mean_none_is_known(tmp_path):
