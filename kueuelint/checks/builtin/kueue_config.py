@@ -398,3 +398,18 @@ def wait_for_pods_ready_disable_ignored(obj: KObject, ctx: RuleContext):
             "converted setting is defaulted back on). Workloads whose pods are not ready within "
             "waitForPodsReady.timeout are evicted and requeued; to keep it off, enable the "
             "DisableWaitForPodsReady feature gate"), at_value=True)
+
+
+# --- KQ907: several Kueue Configurations in one scope ----------------------------------------------
+
+@rule("KQ907")
+def several_configurations(obj: KObject, ctx: RuleContext):
+    config = view(obj)
+    if config is None or not config.data:
+        return
+    count = len(ctx.inventory.kueue_configurations())
+    if count > 1:
+        yield config.violation((), (
+            f"this is one of {count} different Kueue Configurations judged together, so which one "
+            "applies to the workloads is not known and the rules that depend on it are skipped; "
+            "give each cluster its own scope (scopes: in .kueuelint.yaml)"))
