@@ -39,8 +39,7 @@ def run_check(paths: list[str], config: Config, rules, *, jobs: int = 1, use_sup
     entries, problem_files = plan(paths, config, extra_context=extra_context, forced_type=forced_type)
     checked = sum(1 for _, is_context, _ in entries if not is_context)
     reads_stdin = any(target.path == "-" for target, _, _ in entries)
-    # workers index the whole run: scoped runs stay in one process until they index per scope
-    if reads_stdin or config.scopes or not parallel.worth_parallel(jobs, checked):
+    if reads_stdin or not parallel.worth_parallel(jobs, checked):
         run = assemble(read_entries(entries, config, stdin_name) + problem_files, config)
         return check(run, config, rules, use_suppressions=use_suppressions, progress=progress)
     result = parallel.run_parallel(entries, config, rules, jobs=jobs, use_suppressions=use_suppressions,

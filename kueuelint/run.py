@@ -62,6 +62,7 @@ class Run:
     errors: FirstError = field(default_factory=FirstError)
     _inventory: object = None
     _scopes: list | None = None
+    _indexed: list | None = None     # every object of the run, when a worker holds only a shard
 
     @property
     def internal_error(self) -> str | None:
@@ -91,6 +92,7 @@ class Run:
     def index_all(self, objects: list) -> None:
         """Index ``objects`` instead: a parallel worker reads only its shard of the files but
         judges them against every object of the run."""
+        self._indexed = objects
         self._inventory = build_inventory(objects, self.config, self.errors)
 
     @property
@@ -104,13 +106,17 @@ class Run:
         if not config.scopes:
             return [Scope("run", self.files + self.context, self.inventory, config.require_complete,
                           config.kueue_version, self.files)]
-        from kueuelint.index.scopes import split
+        from kueuelint.index.scopes import split, scopes_of
 
-        parts = split(self.files, self.context, _path_of, config)
+        objects = self._indexed if self._indexed is not None else self.objects + self.context_objects
+        by_scope: dict[str, list] = {}
+        for obj in objects:   # by the object's file: a worker's shard does not hold every file
+            for name in scopes_of(obj.path, config):
+                by_scope.setdefault(name, []).append(obj)
         return [Scope(part.name, part.checked + part.context,
-                      build_inventory([o for f in part.checked + part.context for o in f.objects],
-                                      config, self.errors, part.complete),
-                      part.complete, part.kueue_version, part.checked) for part in parts]
+                      build_inventory(by_scope.get(part.name, []), config, self.errors, part.complete),
+                      part.complete, part.kueue_version, part.checked)
+                for part in split(self.files, self.context, _path_of, config)]
 
 
 def open_run(paths: list[str], config: Config, *, extra_context: tuple[str, ...] = (),

@@ -170,3 +170,22 @@ def test_a_hook_run_reads_only_the_context_of_its_files_scopes(tmp_path):
     assert not wanted(str(tmp_path / "staging/queues.yaml"))
     assert not wanted(str(tmp_path / "tutorials/x.yaml"))      # the default scope has no changed file
     assert wanted_context([], from_mapping({}))("anything.yaml")   # no scopes: everything counts
+
+
+def test_parallel_workers_judge_each_scope_as_one_process_does(repo, monkeypatch):
+    from kueuelint import pipeline
+    from kueuelint.checks import parallel
+    from kueuelint.config import load_config
+
+    monkeypatch.setattr(parallel, "MIN_FILES_PER_WORKER", 1)
+    config = load_config(str(repo / ".kueuelint.yaml"))
+    rules = pipeline.load_rules(config)
+
+    def found(jobs):
+        result = pipeline.run_check([str(repo)], config, rules, jobs=jobs)
+        assert result.internal_error is None
+        return [(f.location.path, f.location.line, f.code, str(f.severity), f.message) for f in result.findings]
+
+    serial = found(1)
+    assert ("KQ205", "error") in {(code, sev) for _, _, code, sev, _ in serial}
+    assert found(2) == serial

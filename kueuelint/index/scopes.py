@@ -45,17 +45,19 @@ def split(checked: Iterable[Item], context: Iterable[Item], path_of: Callable[[I
     without a checked file are left out (nothing of theirs is reported)."""
     parts = {spec.name: _parts(spec.name, spec, config) for spec in config.scopes}
     parts[DEFAULT_SCOPE] = _parts(DEFAULT_SCOPE, None, config)
-    own_context = _own_context(config)
     for item in checked:
         parts[scope_of(path_of(item), config)].checked.append(item)
     for item in context:
-        path = path_of(item)
-        home = scope_of(path, config)
-        parts[home].context.append(item)
-        for name, folders in own_context.items():
-            if name != home and any(_under(_absolute(path), folder) for folder in folders):
-                parts[name].context.append(item)
+        for name in scopes_of(path_of(item), config):
+            parts[name].context.append(item)
     return [part for part in parts.values() if part.checked]
+
+
+def scopes_of(path: str, config: Config) -> list[str]:
+    """The scope a file belongs to, then every other scope whose own context names it."""
+    home = scope_of(path, config)
+    return [home] + [name for name, folders in _own_context(config).items()
+                     if name != home and any(_under(_absolute(path), folder) for folder in folders)]
 
 
 def scope_of(path: str, config: Config) -> str:
