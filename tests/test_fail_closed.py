@@ -107,3 +107,9 @@ def test_a_run_that_finds_no_file_says_so(cli, tmp_path):
     proc = cli("check", str(tmp_path / "docs"))
     assert proc.returncode == 2
     assert "no files found to check" in proc.stderr
+
+
+def test_diff_fails_closed_on_an_unknown_code_too(cli, tmp_path, job):
+    (tmp_path / ".kueuelint.yaml").write_text("ignore: [KQ1I2]\n")
+    proc = cli("diff", "--config", str(tmp_path / ".kueuelint.yaml"), job, job)
+    assert proc.returncode == 2 and "did you mean 'KQ112'?" in proc.stderr

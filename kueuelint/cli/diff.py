@@ -13,7 +13,7 @@ import os
 import time
 
 from kueuelint.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
-from kueuelint.cli.common import add_config_arguments, load_cli_config
+from kueuelint.cli.common import add_config_arguments, check_config_against_rules, load_cli_config
 from kueuelint.cli.output import open_outputs
 
 
@@ -41,6 +41,7 @@ def run(args: argparse.Namespace) -> int:
     outputs = open_outputs(args.format or ["text"], args.output or [])
     started = time.perf_counter()
     rules = pipeline.load_rules(config)
+    check_config_against_rules(config, rules)
     old, new_paths = _old_side(args, config)
     result = check_update(old, open_run(new_paths, config), config, rules,
                           [os.path.abspath(p) for p in args.crd])
