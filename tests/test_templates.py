@@ -27,13 +27,13 @@ spec:
 
 
 @pytest.mark.parametrize("value", ["${QUEUE}", "${QUEUE:-user-queue}", "$(QUEUE)", "__QUEUE__",
-                                   "<your-local-queue>", " ${X} "])
+                                   "<your-local-queue>", " ${X} ", "{{ .Values.queue }}"])
 def test_whole_placeholders(value):
     assert is_placeholder(value)
 
 
 @pytest.mark.parametrize("value", ["user-queue", "${A}-${B}", "gcr.io/${PROJECT}/img", "$QUEUE",
-                                   "__init__x", "a<b>", "<>", 3, None, "${}"])
+                                   "__init__x", "a<b>", "<>", 3, None, "${}", "{{}}", "q-{{ .Values.x }}"])
 def test_not_whole_placeholders(value):
     assert not is_placeholder(value)
 

@@ -1,4 +1,5 @@
-"""Values that are one whole template placeholder: ``${VAR}``, ``$(VAR)``, ``__VAR__``, ``<name>``.
+"""Values that are one whole template placeholder: ``${VAR}``, ``$(VAR)``, ``__VAR__``, ``<name>``,
+``"{{ .Values.x }}"``.
 
 Repositories keep manifests that envsubst, sed or a script fill in before apply. A finding on
 such a value judges the placeholder, not what the cluster will get, so the checker drops it and
@@ -15,7 +16,8 @@ _PLACEHOLDER = re.compile(
     r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::?[-=?+][^{}]*)?\}"   # ${VAR}, ${VAR:-default}
     r"|\$\([A-Za-z_][A-Za-z0-9_]*\)"                     # $(VAR)
     r"|__[A-Za-z0-9][A-Za-z0-9_]*__"                     # __VAR__
-    r"|<[A-Za-z0-9][A-Za-z0-9 _.:/-]*>")                 # <your-queue>, <PROJECT_ID>
+    r"|<[A-Za-z0-9][A-Za-z0-9 _.:/-]*>"                  # <your-queue>, <PROJECT_ID>
+    r"|\{\{[^{}]+\}\}")                                   # "{{ .Values.queue }}" (Helm, quoted)
 
 
 def is_placeholder(value: object) -> bool:
