@@ -378,26 +378,33 @@ def _is_ip(text: str) -> bool:
     return True
 
 
-# --- KQ906: waitForPodsReady.enable: false no longer disables it ------------------------------
+# --- KQ906: a v1beta2 Configuration turns waitForPodsReady on by saying nothing ------------------
+#
+# Kueue decodes its file with the defaults of the file's own version, then converts it: a v1beta1
+# file without the section (or with enable: false) converts to no waitForPodsReady, which is off.
+# The v1beta2 defaults fill an absent section in since 0.19, so the same file moved to v1beta2
+# turns the feature on.
 
 WAIT_FOR_PODS_READY_ALWAYS_ON = (0, 19)
+DISABLE_GATE = "DisableWaitForPodsReady"
 
 
 @rule("KQ906")
-def wait_for_pods_ready_disable_ignored(obj: KObject, ctx: RuleContext):
+def wait_for_pods_ready_on_by_default(obj: KObject, ctx: RuleContext):
     config = view(obj)
     if config is None or ctx.kueue_version < WAIT_FOR_PODS_READY_ALWAYS_ON:
         return
-    if config.data.get("apiVersion") != f"{KUEUE_CONFIG_GROUP}/v1beta1":
-        return  # under v1beta2 the field is unknown: KQ110 reports it
-    block = _dict(config.data.get("waitForPodsReady"))
-    if block.get("enable") is False:
-        yield config.violation(("waitForPodsReady", "enable"), (
-            f"waitForPodsReady.enable: false no longer turns the feature off: since Kueue 0.19 "
-            "waitForPodsReady is on by default (config v1beta2 has no enable field, and the "
-            "converted setting is defaulted back on). Workloads whose pods are not ready within "
-            "waitForPodsReady.timeout are evicted and requeued; to keep it off, enable the "
-            "DisableWaitForPodsReady feature gate"), at_value=True)
+    data = config.data
+    if data.get("apiVersion") != f"{KUEUE_CONFIG_GROUP}/v1beta2" or "waitForPodsReady" in data:
+        return
+    if _dict(data.get("featureGates")).get(DISABLE_GATE) is True:
+        return
+    yield config.violation(("apiVersion",), (
+        "has no waitForPodsReady section, which in a v1beta2 Configuration turns the feature on "
+        "since Kueue 0.19 (timeout 30m): workloads whose pods are not all ready in time are "
+        "evicted and requeued (a v1beta1 file without the section kept it off). Set "
+        "waitForPodsReady to choose the timeout, or the DisableWaitForPodsReady feature gate to "
+        "keep it off"), at_value=True)
 
 
 # --- KQ907: several Kueue Configurations in one scope ----------------------------------------------
