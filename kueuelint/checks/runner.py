@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import gc
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -243,7 +244,12 @@ class Checker:
         if rule is None:
             return
         location = Location(problem.path, problem.line, problem.column)
-        self._emit(state, rule.meta.code, rule.meta.name, rule.meta.severity, problem.message, location)
+        severity, message = rule.meta.severity, problem.message
+        if problem.kind == "duplicate-key" and _read_by_kustomize(problem.path):
+            # kustomize decodes leniently (the last value wins); nothing reaches an API server
+            severity = Severity.WARNING
+            message = message.split(";")[0] + "; kustomize keeps the last one and ignores the first"
+        self._emit(state, rule.meta.code, rule.meta.name, severity, message, location)
 
     def _report_rule_error(self, state: FileState, rule: RuleDef, obj: KObject, exc: Exception) -> None:
         meta = self.rules.get(RULE_ERROR)
@@ -311,6 +317,13 @@ class Checker:
                 severity = forced[0] if forced else self.config.severity.get(code, rule.meta.severity)
                 self.findings.append(Finding(code, rule.meta.name, severity, message, location,
                                              source_line=source_line))
+
+
+KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+
+
+def _read_by_kustomize(path: str) -> bool:
+    return os.path.basename(path) in KUSTOMIZATION_FILES
 
 
 @contextlib.contextmanager
