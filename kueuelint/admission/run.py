@@ -126,11 +126,11 @@ def _holder_reader(priorities: Priorities, holders: dict) -> Callable[[object], 
 
 def _config_flags(inventory) -> tuple[bool, bool]:
     from kueuelint.accounting.requests import ResourcesConfig
+    from kueuelint.admission.settings import fair_sharing_enabled
 
     config = inventory.kueue_configuration() or {}
     ignore = ResourcesConfig.from_configuration(config).quota_check_ignores_undeclared
-    fair = config.get("fairSharing") if isinstance(config.get("fairSharing"), dict) else {}
-    return ignore, bool(fair.get("enable"))
+    return ignore, fair_sharing_enabled(config)
 
 
 def _fair_strategies(state: State, inventory) -> None:
