@@ -235,7 +235,7 @@ class Simulator:
         wl, cq, assignment = entry.workload, entry.cq, entry.assignment
         queue = self.queues[cq.name]
         if assignment is None:
-            self._record(wl, Outcome("inadmissible", "Misconfigured", wl.invalid or NAMESPACE_MISMATCH, cq.name))
+            self._record(wl, Outcome("pending", "Misconfigured", wl.invalid or NAMESPACE_MISMATCH, cq.name))
             queue.requeue_failed(wl, namespace_mismatch=True)
             run.changed_roots.add(run.root)
         elif assignment.mode == NO_FIT or (assignment.mode < FIT and not entry.targets):
