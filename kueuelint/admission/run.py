@@ -149,7 +149,8 @@ def _pending_of(obj, inventory, priorities: Priorities, seq: int) -> list[Pendin
     queue = spec.get("queueName")
     records = []
     for derived in workloads_of(obj, inventory):
-        made = pending_from_derived(obj, derived, seq + len(records), priorities, priority)
+        limit_ranges = list(inventory.limit_ranges(derived.namespace or obj.namespace or "default"))
+        made = pending_from_derived(obj, derived, seq + len(records), priorities, priority, limit_ranges)
         if isinstance(queue, str) and queue:
             for record in made:
                 record.queue_name = queue
