@@ -119,6 +119,10 @@ class Assignment:
                     result.preempt_frs.add(fr)
         return result
 
+    def flavors_used(self) -> set[str]:
+        """The flavors the assignment places anything on."""
+        return {flavor for ps in self.pod_sets for flavor in ps.flavors.values()}
+
     def public_mode(self) -> str:
         return "Fit" if self.mode == FIT else "NoFit" if self.mode == NO_FIT else "Preempt"
 

@@ -71,6 +71,9 @@ class ClusterQueue:
     strategy: str = "BestEffortFIFO"
     namespace_selector: dict | None = field(default_factory=dict)
     admission_checks: list[str] = field(default_factory=list)
+    # check -> the flavors it applies to (admissionChecksStrategy's onFlavors); absent or
+    # empty: every flavor
+    check_flavors: dict[str, tuple[str, ...]] = field(default_factory=dict)
     inactive: str | None = None          # why the queue is inactive (Active=False message)
     _group_index: dict[str, int] | None = field(default=None, repr=False, compare=False)
 
@@ -88,6 +91,13 @@ class ClusterQueue:
 
     def covers(self, resource: str) -> bool:
         return self.group_of(resource) is not None
+
+    def checks_on(self, flavors: set[str]) -> list[str]:
+        """The admission checks a workload admitted on ``flavors`` waits for: a check limited
+        to some flavors applies only when the workload uses one of them (Kueue's
+        ``AdmissionChecksForWorkload``)."""
+        return [name for name in self.admission_checks
+                if not self.check_flavors.get(name) or flavors & set(self.check_flavors[name])]
 
 
 @dataclass
