@@ -164,8 +164,8 @@ def pending_from_derived(obj, derived, seq: int, priorities: Priorities,
     if priority is None:
         priority = priorities.resolve(derived.priority_class, _pod_priority_class(derived.pod_sets))
     namespace = derived.namespace or obj.namespace or "default"
-    name = derived.group_name or obj.name
     metadata = mapping_at(obj, "metadata")
+    name = derived.group_name or _object_name(obj, metadata, seq)
     created = epoch(metadata.get("creationTimestamp"))
     timestamp = created if created is not None else INCOMING_TIME + seq
     copies = max(1, derived.replicas) if derived.per_pod else 1
@@ -186,6 +186,14 @@ def _stated_topology(obj, pod_set) -> object:
     if not path or path[-1] != "template":
         return None
     return obj.get(*path[:-1], "topologyRequest")
+
+
+def _object_name(obj, metadata: dict, seq: int) -> str:
+    """The object's name; for one named by ``generateName`` alone, that prefix and a number
+    unique in the run, as the API server makes every such object a name of its own."""
+    if not metadata.get("name") and isinstance(metadata.get("generateName"), str):
+        return f"{metadata['generateName']}<{seq + 1}>"
+    return obj.name
 
 
 def _pod_priority_class(pod_sets) -> str | None:
