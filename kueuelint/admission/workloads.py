@@ -159,7 +159,10 @@ def pending_from_derived(obj, derived, seq: int, priorities: Priorities,
     """Pending records for one derived workload (several for per-pod kinds like Deployments);
     ``priority`` when the object states it (a Workload), else from the priority classes;
     ``limit_ranges``: the LimitRanges of its namespace."""
-    pod_sets = [pod_set_spec(ps.name, ps.count, ps.min_count, ps.requests, ps.template, _stated_topology(obj, ps))
+    reclaimable = _reclaimable(mapping_at(obj, "status").get("reclaimablePods")) or {}
+    # Finished pods of a pending Workload need no quota (Kueue's podSetsCountsAfterReclaim).
+    pod_sets = [pod_set_spec(ps.name, ps.count - min(max(0, reclaimable.get(ps.name, 0)), ps.count),
+                             ps.min_count, ps.requests, ps.template, _stated_topology(obj, ps))
                 for ps in derived.pod_sets]
     if priority is None:
         priority = priorities.resolve(derived.priority_class, _pod_priority_class(derived.pod_sets))
