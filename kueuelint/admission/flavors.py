@@ -90,6 +90,9 @@ class PodSetResult:
     reasons: list[str] = field(default_factory=list)
     kind: str | None = None
     topology: object = None     # its tas.Placement, or why it was not placed (topology.py)
+    # resource -> index of the last flavor its group's scan tried, -1 once the scan reached
+    # the group's last flavor (Kueue's ``TriedFlavorIdx``); empty when the pod set failed.
+    tried: dict[str, int] = field(default_factory=dict)
 
     def fail(self, reason: str | None, kind: str | None) -> None:
         self.mode = NO_FIT
@@ -105,11 +108,16 @@ class Assignment:
     borrowing: int = 0
     usage: dict[FR, int] = field(default_factory=dict)
     preempt_frs: set[FR] = field(default_factory=set)
+    # The flavor scan's progress per pod set, up to the first pod set that failed (Kueue stops
+    # there): where the next cycle resumes the scan (Kueue's ``LastTriedFlavorIdx``).
+    tried: list[dict[str, int]] = field(default_factory=list)
 
     @classmethod
     def of(cls, pod_sets: list[PodSetResult]) -> Assignment:
         result = cls(pod_sets)
         for ps in pod_sets:
+            if not result.tried or result.pod_sets[len(result.tried) - 1].mode != NO_FIT:
+                result.tried.append(ps.tried)
             result.mode = min(result.mode, ps.mode)
             result.borrowing = max(result.borrowing, ps.borrow)
             for resource, flavor in ps.flavors.items():
@@ -122,6 +130,10 @@ class Assignment:
     def flavors_used(self) -> set[str]:
         """The flavors the assignment places anything on."""
         return {flavor for ps in self.pod_sets for flavor in ps.flavors.values()}
+
+    def flavors_untried(self) -> bool:
+        """Kueue's ``PendingFlavors``: did a scan stop before its group's last flavor?"""
+        return any(index != -1 for tried in self.tried for index in tried.values())
 
     def public_mode(self) -> str:
         return "Fit" if self.mode == FIT else "NoFit" if self.mode == NO_FIT else "Preempt"
@@ -141,8 +153,10 @@ class Assignment:
 
 class FlavorAssigner:
     def __init__(self, state: State, cq: ClusterQueue, workload: Pending,
-                 oracle: Oracle | None = None) -> None:
+                 oracle: Oracle | None = None, resume: list[dict[str, int]] | None = None) -> None:
         self.state = state
+        # Where each pod set's scans resume (an earlier cycle's ``Assignment.tried``).
+        self.resume = resume or []
         self.cq = cq
         self.workload = workload
         self.oracle = oracle
@@ -153,8 +167,8 @@ class FlavorAssigner:
         counts = counts or [ps.count for ps in self.workload.pod_sets]
         assigned: dict[FR, int] = {}
         results = []
-        for pod_set, count in zip(self.workload.pod_sets, counts):
-            result = self._pod_set(pod_set, count, assigned)
+        for index, (pod_set, count) in enumerate(zip(self.workload.pod_sets, counts)):
+            result = self._pod_set(pod_set, count, assigned, self.resume[index] if index < len(self.resume) else {})
             results.append(result)
             for resource, flavor in result.flavors.items():
                 fr = flavor_resource(flavor, resource)
@@ -164,17 +178,19 @@ class FlavorAssigner:
             self.state.topology.check(self.cq, self.workload, assignment)
         return assignment
 
-    def _pod_set(self, pod_set: PodSetSpec, count: int, assigned: dict[FR, int]) -> PodSetResult:
+    def _pod_set(self, pod_set: PodSetSpec, count: int, assigned: dict[FR, int],
+                 resume: dict[str, int]) -> PodSetResult:
         steps, failure = self._plan(pod_set, count)
         result = PodSetResult(pod_set.name, count)
         for wanted, requested, number, candidates in steps:
-            if not self._place_group(wanted, requested, number, candidates, assigned, result):
+            first = resume.get(requested[0][0], -1) + 1 if resume and requested else 0
+            if not self._place_group(wanted, requested, number, candidates, assigned, result, first):
                 break
         else:
             if failure is not None:
                 result.fail(failure, "NoMatchingFlavor")
         if result.mode == NO_FIT:
-            result.flavors, result.usage, result.modes = {}, {}, {}
+            result.flavors, result.usage, result.modes, result.tried = {}, {}, {}, {}
         return result
 
     def _plan(self, pod_set: PodSetSpec, count: int) -> tuple[list[tuple], str | None]:
@@ -230,12 +246,14 @@ class FlavorAssigner:
         return candidates
 
     def _place_group(self, wanted: dict[str, int], requested: tuple[tuple[str, int], ...], number: int,
-                     candidates: list, assigned: dict[FR, int], result: PodSetResult) -> bool:
-        attempt, kind = self._choose_flavor(requested, number, candidates, assigned, result.reasons)
+                     candidates: list, assigned: dict[FR, int], result: PodSetResult, first: int) -> bool:
+        attempt, kind, last = self._choose_flavor(requested, number, candidates, assigned, result.reasons, first)
         if attempt is None:
             result.fail(None, kind)
             return False
+        tried = -1 if last == len(candidates) - 1 else last
         for resource, amount in wanted.items():
+            result.tried[resource] = tried
             result.flavors[resource] = attempt.flavor
             result.usage[resource] = amount
             result.modes[resource] = attempt.resource_modes.get(resource, FIT)
@@ -244,11 +262,15 @@ class FlavorAssigner:
         return True
 
     def _choose_flavor(self, requested: tuple[tuple[str, int], ...], number: int, candidates: list,
-                       assigned: dict[FR, int], reasons: list[str]) -> tuple[Attempt | None, str | None]:
+                       assigned: dict[FR, int], reasons: list[str],
+                       first: int = 0) -> tuple[Attempt | None, str | None, int]:
+        """The flavor for a group, scanning from the ``first`` candidate; also why none was
+        found, and the index of the last candidate the scan tried."""
         kinds: list[str | None] = []
         tried: list[Attempt] = []
         eager = self.cq.fungibility.when_can_preempt == "MayStopSearch"
-        for name, refusal, frs in candidates:
+        for index in range(first, len(candidates)):
+            name, refusal, frs = candidates[index]
             attempt = refusal if refusal is not None else self._try_flavor(name, frs, requested, number, assigned)
             reasons.extend(attempt.reasons)
             kinds.append(attempt.kind)
@@ -259,7 +281,7 @@ class FlavorAssigner:
             # An attempt that still needs the oracle ends in a preemption mode, which only
             # stops the search under MayStopSearch; so its oracle can wait (it is often moot).
             if not attempt.deferred and _stops_search(attempt, self.cq.fungibility):
-                return attempt, None
+                return attempt, None, index
             tried.append(attempt)
         best: Attempt | None = None
         preference = self.cq.fungibility.preference
@@ -269,7 +291,7 @@ class FlavorAssigner:
             attempt = self._resolved(attempt)
             if best is None or _preferred(attempt, best, preference):
                 best = attempt
-        return best, least_severe(kinds)
+        return best, least_severe(kinds), len(candidates) - 1
 
     def _resolved(self, attempt: Attempt) -> Attempt:
         """The attempt completed by the preemption oracle for the resources that were waiting

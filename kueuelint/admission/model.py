@@ -145,6 +145,10 @@ class Pending:
     cluster_queue: str | None = None
     invalid: str | None = None    # why the scheduler rejects the pod templates (request > limit)
     _shape: int | None = field(default=None, init=False, repr=False, compare=False)     # queues.shape_of
+    # The flavor scan's progress an earlier cycle left (Kueue's ``LastAssignment``): per pod set
+    # the last flavor index tried per resource, the cycle it was recorded in, and its
+    # ClusterQueue's generation then. None: the next scan starts from the first flavor.
+    scan: tuple[list[dict[str, int]], int, int] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __init__(self, key: str, namespace: str, name: str, queue_name: str | None, priority: int,
                  timestamp: float, seq: int, uid: str, pod_sets: list[PodSetSpec] | None = None,
@@ -155,6 +159,7 @@ class Pending:
         self.source = {} if source is None else source
         self.cluster_queue, self.invalid = cluster_queue, invalid
         self._shape = None
+        self.scan = None
 
     def order_key(self) -> tuple:
         """Kueue's order inside a ClusterQueue: priority, then queue-order time, then UID."""

@@ -61,7 +61,7 @@ def _simulate(inventory, incoming: list, max_cycles: int | None, jobs: int | Non
               progress: Callable[[str], None]) -> Result:
     state, warnings = build_state(inventory, *_config_flags(inventory))
     state.topology = _topologies(inventory)
-    _fair_strategies(state, inventory)
+    _apply_configuration(state, inventory)
     priorities = Priorities(inventory)
     pending, unread = _snapshot_workloads(inventory, incoming, priorities, progress)
     holders: dict[tuple[str, str], object] = {}     # (queue, key) -> Workload, to requeue a victim
@@ -133,8 +133,12 @@ def _config_flags(inventory) -> tuple[bool, bool]:
     return ignore, fair_sharing_enabled(config)
 
 
-def _fair_strategies(state: State, inventory) -> None:
+def _apply_configuration(state: State, inventory) -> None:
+    """The Configuration's fair-sharing strategies and the feature gates the scheduler follows."""
+    from kueuelint.admission.settings import feature_gates
+
     config = inventory.kueue_configuration() or {}
+    state.preserve_scan = feature_gates(config)["FlavorFungibilityPreserveScanProgress"]
     fair = config.get("fairSharing") if isinstance(config.get("fairSharing"), dict) else {}
     strategies = fair.get("preemptionStrategies")
     if isinstance(strategies, list) and strategies:

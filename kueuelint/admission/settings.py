@@ -10,12 +10,6 @@ from __future__ import annotations
 GATE_DEFAULTS = {
     # Beta since 0.19, on: the flavor scan resumes where the previous cycle left it.
     "FlavorFungibilityPreserveScanProgress": True,
-    # Beta since 0.5 (GA later), on: whenCanBorrow / whenCanPreempt are honoured at all.
-    "FlavorFungibility": True,
-    # Alpha in 0.19, off: an active preemptor keeps capacity reserved.
-    "PrioritizePreemptorWorkloads": False,
-    # Alpha in 0.19, off: overlapping preemption targets recompute the assignment.
-    "RecomputeAssignmentUponPreemptionTargetsOverlap": False,
 }
 
 
