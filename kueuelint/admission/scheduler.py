@@ -258,10 +258,11 @@ class Simulator:
         if assignment.mode in (FIT, NO_FIT) or not assignment.preempt_frs:
             return []
         requests = {fr: assignment.usage[fr] for fr in assignment.preempt_frs}
+        usage = assignment.usage if len(requests) < len(assignment.usage) else None
         if self.state.topology is not None:
             return self.state.topology.targets(
-                cq, workload, assignment, lambda: find_targets(self.state, cq, workload, requests))
-        return find_targets(self.state, cq, workload, requests)
+                cq, workload, assignment, lambda: find_targets(self.state, cq, workload, requests, usage))
+        return find_targets(self.state, cq, workload, requests, usage)
 
     # --- processing ------------------------------------------------------------------------
 
