@@ -425,13 +425,14 @@ def _completed(attempt: Attempt, oracle: Oracle, cq: ClusterQueue, workload: Pen
 
 
 def _stops_search(attempt: Attempt, fungibility: Fungibility) -> bool:
+    """Kueue's ``shouldTryNextFlavor`` negated: a preemption or a borrowing each keep the
+    search going when their policy says TryNextFlavor (a preemption that leaves the queue
+    borrowing answers to both)."""
     if attempt.mode in (NO_FIT, NO_CANDIDATES):
         return False
-    if attempt.mode in (PREEMPT, RECLAIM):
-        return fungibility.when_can_preempt == "MayStopSearch"
-    if attempt.borrow > 0:
-        return fungibility.when_can_borrow == "MayStopSearch"
-    return True
+    if attempt.mode in (PREEMPT, RECLAIM) and fungibility.when_can_preempt != "MayStopSearch":
+        return False
+    return attempt.borrow == 0 or fungibility.when_can_borrow == "MayStopSearch"
 
 
 def _preferred(candidate: Attempt, best: Attempt, preference: str) -> bool:
