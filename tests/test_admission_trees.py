@@ -230,7 +230,7 @@ def test_progress_tells_each_phase_and_changes_nothing(monkeypatch):
     cycles = [line for line in lines if "cycle" in line]
     assert cycles[:2] == ["simulating: cycle 1", "simulating: cycle 2"]
     # The cycles that changed something, then the few in which heads only resumed their flavor
-    # scans (at most the number of flavors of a group, plus one), the last finding nothing.
+    # scans from points they had not had (a handful here), the last finding nothing new.
     assert told.cycles < len(cycles) <= told.cycles + 1 + 4
 
 

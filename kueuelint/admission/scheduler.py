@@ -104,12 +104,9 @@ class Simulator:
         # queue -> Kueue's AllocatableResourceGeneration: moves when a workload of the queue
         # is admitted or removed, which makes an older flavor-scan progress stale.
         self._generation: dict[str, int] = {}
-        # root id -> cycles in a row in which its tree only resumed flavor scans
-        self._idle: dict[int, int] = {}
-        # Cycles a tree may only resume scans before it counts as settled: enough for every
-        # head to scan all flavors of its groups once more.
-        self._idle_limit = 1 + max((len(group.flavors) for cq in state.queues.values() for group in cq.groups),
-                                   default=0)
+        # root id -> (workload, scan progress) pairs its heads resumed from since the tree last
+        # changed: a head back at a progress it had is scanning in a circle.
+        self._scans_seen: dict[int, set[tuple]] = {}
 
     # --- driving ------------------------------------------------------------------------------
 
@@ -159,19 +156,20 @@ class Simulator:
         self._release_victims(run)
         # A tree where nothing changed would repeat this cycle exactly, forever: nothing
         # outside it can change its usage or its queues, so it is done. Unless a head resumes
-        # its flavor scan next cycle, which may find another flavor: for a few cycles more.
-        self._active = run.changed_roots | self._still_scanning(run)
+        # its flavor scan next cycle from a point it never had: that may find another flavor.
+        for root in run.changed_roots:
+            self._scans_seen.pop(root, None)
+        self._active = run.changed_roots | (run.scanning_roots - run.changed_roots)
         return run.changed
 
-    def _still_scanning(self, run: _Cycle) -> set[int]:
-        for root in run.changed_roots:
-            self._idle.pop(root, None)
-        scanning = set()
-        for root in run.scanning_roots - run.changed_roots:
-            idle = self._idle[root] = self._idle.get(root, 0) + 1
-            if idle <= self._idle_limit:
-                scanning.add(root)
-        return scanning
+    def _new_scan(self, root: int, wl: Pending, tried: list[dict[str, int]]) -> bool:
+        """Is this a scan progress the workload has not had since its tree last changed?"""
+        seen = self._scans_seen.setdefault(root, set())
+        point = (wl.key, tuple(tuple(sorted(progress.items())) for progress in tried))
+        if point in seen:
+            return False
+        seen.add(point)
+        return True
 
     def _rank(self, entry: Entry) -> tuple:
         """Kueue's entry order, with the queue's position as the tie-break that the stable
@@ -321,7 +319,8 @@ class Simulator:
             # Kueue's requeueIfNotPresent puts a head with untried flavors straight back in
             # the heap: it resumes its scan next cycle instead of being parked.
             self.queues[cq.name].push(wl)
-            run.scanning_roots.add(run.root)
+            if self._new_scan(run.root, wl, assignment.tried):
+                run.scanning_roots.add(run.root)
             return
         bypassed = self.queues[cq.name].requeue_failed(wl)
         for other in bypassed:
