@@ -115,9 +115,11 @@ class Assignment:
     @classmethod
     def of(cls, pod_sets: list[PodSetResult]) -> Assignment:
         result = cls(pod_sets)
+        failed = False
         for ps in pod_sets:
-            if not result.tried or result.pod_sets[len(result.tried) - 1].mode != NO_FIT:
+            if not failed:
                 result.tried.append(ps.tried)
+                failed = ps.mode == NO_FIT
             result.mode = min(result.mode, ps.mode)
             result.borrowing = max(result.borrowing, ps.borrow)
             for resource, flavor in ps.flavors.items():
@@ -269,8 +271,7 @@ class FlavorAssigner:
         kinds: list[str | None] = []
         tried: list[Attempt] = []
         eager = self.cq.fungibility.when_can_preempt == "MayStopSearch"
-        for index in range(first, len(candidates)):
-            name, refusal, frs = candidates[index]
+        for index, (name, refusal, frs) in enumerate(candidates[first:] if first else candidates, first):
             attempt = refusal if refusal is not None else self._try_flavor(name, frs, requested, number, assigned)
             reasons.extend(attempt.reasons)
             kinds.append(attempt.kind)
