@@ -62,6 +62,11 @@ class Attempt:
     deferred: list[tuple[str, FR, int]] = field(default_factory=list)   # oracle still to run
     # preemptor identity -> this attempt completed by the oracle (see FlavorAssigner._resolved)
     resolutions: dict[tuple, Attempt] | None = None
+    # Kueue's representative mode of the flavor: the least preferred (mode, borrowing level)
+    # of its resources. It decides whether the search stops and which flavor is preferred;
+    # ``mode`` and ``borrow`` (worst mode, highest level) are what the assignment records.
+    rep_mode: int = FIT
+    rep_borrow: int = 0
 
     def __init__(self, flavor: str, mode: int, borrow: int = 0, reasons: list[str] | None = None,
                  kind: str | None = None, resource_modes: dict[str, int] | None = None,
@@ -71,11 +76,22 @@ class Attempt:
         self.resource_modes = {} if resource_modes is None else resource_modes
         self.deferred = [] if deferred is None else deferred
         self.resolutions = None
+        self.rep_mode, self.rep_borrow = mode, borrow
 
     def copy(self) -> Attempt:
         """For completing a shared attempt with the oracle; its reasons are only ever read."""
-        return Attempt(self.flavor, self.mode, self.borrow, self.reasons, self.kind,
+        done = Attempt(self.flavor, self.mode, self.borrow, self.reasons, self.kind,
                        dict(self.resource_modes))
+        done.rep_mode, done.rep_borrow = self.rep_mode, self.rep_borrow
+        return done
+
+    def add(self, resource: str, mode: int, borrow: int, preference: str) -> None:
+        """One resource's outcome on this flavor."""
+        self.resource_modes[resource] = mode
+        self.mode = min(self.mode, mode)
+        self.borrow = max(self.borrow, borrow)
+        if _better(self.rep_mode, self.rep_borrow, mode, borrow, preference):
+            self.rep_mode, self.rep_borrow = mode, borrow
 
 
 @dataclass
@@ -345,9 +361,7 @@ class FlavorAssigner:
             if mode is None:      # the oracle decides; run it only if the outcome matters
                 attempt.deferred.append((resource, fr, previous + amount))
             else:
-                attempt.resource_modes[resource] = mode
-                attempt.mode = min(attempt.mode, mode)
-                attempt.borrow = max(attempt.borrow, borrow)
+                attempt.add(resource, mode, borrow, self.cq.fungibility.preference)
             if text:
                 attempt.reasons.append(text)
             kinds.append(kind)
@@ -419,9 +433,7 @@ def _completed(attempt: Attempt, oracle: Oracle, cq: ClusterQueue, workload: Pen
     done = attempt.copy()
     for resource, fr, value in attempt.deferred:
         mode, borrow = oracle(cq, workload, fr, value)
-        done.resource_modes[resource] = mode
-        done.mode = min(done.mode, mode)
-        done.borrow = max(done.borrow, borrow)
+        done.add(resource, mode, borrow, cq.fungibility.preference)
     return done
 
 
@@ -429,31 +441,39 @@ def _stops_search(attempt: Attempt, fungibility: Fungibility) -> bool:
     """Kueue's ``shouldTryNextFlavor`` negated: a preemption or a borrowing each keep the
     search going when their policy says TryNextFlavor (a preemption that leaves the queue
     borrowing answers to both)."""
-    if attempt.mode in (NO_FIT, NO_CANDIDATES):
+    mode = attempt.rep_mode
+    if mode in (NO_FIT, NO_CANDIDATES):
         return False
-    if attempt.mode in (PREEMPT, RECLAIM) and fungibility.when_can_preempt != "MayStopSearch":
+    if mode in (PREEMPT, RECLAIM) and fungibility.when_can_preempt != "MayStopSearch":
         return False
-    return attempt.borrow == 0 or fungibility.when_can_borrow == "MayStopSearch"
+    return attempt.rep_borrow == 0 or fungibility.when_can_borrow == "MayStopSearch"
 
 
 def _preferred(candidate: Attempt, best: Attempt, preference: str) -> bool:
-    """Kueue's ``isPreferred``: is ``candidate`` strictly better than ``best``?"""
-    return _preferred_by(candidate.mode, candidate.borrow, best, preference)
+    """Kueue's ``isPreferred`` on the flavors' representative modes."""
+    return _better(candidate.rep_mode, candidate.rep_borrow, best.rep_mode, best.rep_borrow, preference)
 
 
 def _may_be_preferred(candidate: Attempt, best: Attempt, preference: str) -> bool:
-    """Could ``candidate`` still be preferred once its oracle has run? The oracle answers a
-    preemption mode at best and only ever lowers the mode and raises the borrowing level,
-    which never makes an attempt more preferred: so its best case decides."""
-    mode = min(candidate.mode, RECLAIM) if candidate.deferred else candidate.mode
-    return _preferred_by(mode, candidate.borrow, best, preference)
+    """Could ``candidate`` still be preferred once its oracle has run? The oracle answers at
+    best (RECLAIM, level 0) for a waiting resource, and the representative mode only ever
+    gets worse as resources are added: so that best case decides."""
+    mode, borrow = candidate.rep_mode, candidate.rep_borrow
+    if candidate.deferred and _better(mode, borrow, RECLAIM, 0, preference):
+        mode, borrow = RECLAIM, 0
+    return _better(mode, borrow, best.rep_mode, best.rep_borrow, preference)
 
 
-def _preferred_by(mode: int, borrow: int, best: Attempt, preference: str) -> bool:
-    if (mode == NO_CANDIDATES) != (best.mode == NO_CANDIDATES):
-        return best.mode == NO_CANDIDATES
-    if preference == "PreemptionOverBorrowing" and borrow != best.borrow:
-        return borrow < best.borrow
-    if mode != best.mode:
-        return mode > best.mode
-    return borrow < best.borrow
+def _better(mode: int, borrow: int, other_mode: int, other_borrow: int, preference: str) -> bool:
+    """Kueue's ``isPreferred``: is (mode, borrowing level) strictly better than the other?"""
+    if mode == NO_FIT:
+        return False
+    if other_mode == NO_FIT:
+        return True
+    if (mode == NO_CANDIDATES) != (other_mode == NO_CANDIDATES):
+        return other_mode == NO_CANDIDATES
+    if preference == "PreemptionOverBorrowing" and borrow != other_borrow:
+        return borrow < other_borrow
+    if mode != other_mode:
+        return mode > other_mode
+    return borrow < other_borrow
