@@ -100,7 +100,7 @@ def _find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
         return fair_targets(state, cq, preemptor, requests, candidates, state.fair_strategies)
     # Candidates are made and sorted only once a run may succeed: most searches end before.
     ordered = None
-    borrows_elsewhere = bool(usage) and _borrows_beyond(state, cq, requests, usage)
+    borrows_elsewhere = usage is not None and _borrows_beyond(state, cq, requests, usage)
     for allow_borrowing in _runs(state, cq, others, frs):
         if borrows_elsewhere and not allow_borrowing:
             continue
