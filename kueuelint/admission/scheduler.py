@@ -278,7 +278,7 @@ class Simulator:
         elif entry.targets:
             self._preempting(entry, assignment, run)
         elif not self._still_fits(assignment.usage, cq, run.freed):
-            self._skipped(wl, assignment, NO_LONGER_FITS)
+            self._skipped(wl, assignment, NO_LONGER_FITS, run)
         else:
             self._admit(entry, assignment)
             run.changed_roots.add(run.root)
@@ -298,11 +298,14 @@ class Simulator:
         entry.workload.scan = None      # updateAssignmentIfNeeded: the scan starts over
         entry.assignment, entry.targets = self.assign(entry.workload, entry.cq)
 
-    def _skipped(self, wl: Pending, assignment: Assignment, message: str) -> None:
-        """Kueue's ``markSkipped``: the head waits; its scan progress is kept with the gate on."""
+    def _skipped(self, wl: Pending, assignment: Assignment, message: str, run: _Cycle) -> None:
+        """Kueue's ``markSkipped``: the head waits; its scan progress is kept with the gate on,
+        and where flavors are left untried the next cycle may place it there."""
         self._record(wl, Outcome("pending", "WaitingForQuota", message, wl.cluster_queue))
         self._keep_scan(wl, assignment if self.state.preserve_scan else None)
         self.queues[wl.cluster_queue or ""].push(wl)
+        if wl.scan is not None and assignment.flavors_untried() and self._new_scan(run.root, wl, assignment.tried):
+            run.scanning_roots.add(run.root)
 
     def _not_fitting(self, entry: Entry, assignment: Assignment, run: _Cycle) -> None:
         wl, cq = entry.workload, entry.cq
@@ -345,10 +348,10 @@ class Simulator:
         queue = self.queues[cq.name]
         keys = {t.workload.key for t in entry.targets}
         if keys & run.victim_keys:
-            self._skipped(wl, assignment, OVERLAPPING)
+            self._skipped(wl, assignment, OVERLAPPING, run)
             return
         if not self._still_fits(assignment.usage, cq, _freed_with(run.freed, entry.targets)):
-            self._skipped(wl, assignment, NO_LONGER_FITS)
+            self._skipped(wl, assignment, NO_LONGER_FITS, run)
             return
         wl.scan = None      # Kueue's markPreemptionOutcome: the next scan starts over
         self.state.charge(cq.name, assignment.usage)
