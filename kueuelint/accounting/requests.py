@@ -200,13 +200,59 @@ def container_defaults(limit_ranges: Iterable[object]) -> _Defaults:
     return defaults
 
 
+def adjusted_container(container: dict, defaults: _Defaults | None) -> tuple[ResourceList, ResourceList]:
+    """A container's (requests, limits) as Kueue's ``AdjustResources`` leaves them on the
+    Workload: LimitRange default limits and default requests fill what is missing, and only
+    then do limits fill the requests still missing (pkg/workload/resources.go). Unreadable
+    values are left out: they are reported where the pod is read."""
+    resources = container.get("resources")
+    resources = resources if isinstance(resources, dict) else {}
+    scratch = PodRequests()
+    requests = _resource_list(resources.get("requests"), (), scratch)
+    limits = _resource_list(resources.get("limits"), (), scratch)
+    if defaults is not None:
+        for name, (amount, _) in defaults.limits.items():
+            limits.setdefault(name, amount)
+        for name, (amount, _) in defaults.requests.items():
+            requests.setdefault(name, amount)
+    for name, amount in limits.items():
+        requests.setdefault(name, amount)
+    return requests, limits
+
+
+def limit_range_bounds(limit_ranges: Iterable[object], kind: str = "Container") -> tuple[ResourceList, ResourceList]:
+    """(max, min) over the namespace's LimitRange items of ``kind``: the smallest max and the
+    largest min of each resource bind (Kueue's ``limitrange.Summarize``)."""
+    highest: ResourceList = {}
+    lowest: ResourceList = {}
+    scratch = PodRequests()
+    for limit_range in limit_ranges:
+        for item in _limit_items(limit_range, kind):
+            for name, amount in _resource_list(item.get("max"), (), scratch).items():
+                if name not in highest or amount < highest[name]:
+                    highest[name] = amount
+            for name, amount in _resource_list(item.get("min"), (), scratch).items():
+                if name not in lowest or amount > lowest[name]:
+                    lowest[name] = amount
+    return highest, lowest
+
+
+def greater_keys(amounts: Mapping[str, Decimal], bounds: Mapping[str, Decimal]) -> list[str]:
+    """The resources, sorted, that both name and where ``amounts`` exceeds ``bounds``."""
+    return sorted(name for name, amount in amounts.items() if name in bounds and amount > bounds[name])
+
+
 def _container_items(limit_range: object) -> list[dict]:
+    return _limit_items(limit_range, "Container")
+
+
+def _limit_items(limit_range: object, kind: str) -> list[dict]:
     data = getattr(limit_range, "data", limit_range)
     spec = data.get("spec") if isinstance(data, dict) else None
     items = spec.get("limits") if isinstance(spec, dict) else None
     if not isinstance(items, list):
         return []
-    return [item for item in items if isinstance(item, dict) and item.get("type") == "Container"]
+    return [item for item in items if isinstance(item, dict) and item.get("type") == kind]
 
 
 def _completed_item(item: dict, scratch: PodRequests) -> dict[str, ResourceList]:

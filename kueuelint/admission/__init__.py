@@ -1,7 +1,8 @@
 """Dry admission: simulate Kueue's scheduler on a snapshot and explain each decision.
 
 Modules, in pipeline order: ``build`` and ``workloads`` turn the inventory into a quota
-``state`` (``accounting.quota`` does the arithmetic) and pending records; ``scheduler`` runs
+``state`` (``accounting.quota`` does the arithmetic) and pending records, ``settings`` reads
+what the Kueue Configuration changes (fair sharing, feature gates); ``scheduler`` runs
 the cycles (``queues`` per ClusterQueue, ``flavors`` to assign flavors, ``candidates`` to list
 who could be preempted, ``preemption`` and ``fairsharing`` for victims); ``report`` and
 ``text`` render the outcome. Two helpers keep the cycles cheap without changing any decision:
@@ -14,8 +15,11 @@ Topology-aware scheduling is simulated on the snapshot's Nodes and Pods (``nodes
 ``tas_counts``, ``topology``), and check-capacity ProvisioningRequest checks are decided on
 them (``capacity``). Deliberately not simulated (reported in the closing notes of issue 5):
 MultiKueue and the other admission-check controllers (such a check is assumed to stay pending),
-admission fair sharing, DRA, the v0.20 DeferredFit recomputation, scan-progress memory of
-FlavorFungibility, and PodsReady timeouts. Preempted workloads are queued again, at most
+admission fair sharing, DRA, the DeferredFit recomputation (gate
+RecomputeAssignmentUponPreemptionTargetsOverlap, off by default in v0.19.2), and PodsReady
+timeouts. The flavor scan keeps its progress across cycles as Kueue's does
+(FlavorFungibilityPreserveScanProgress, tests/test_admission_golden.py). Preempted workloads
+are queued again, at most
 three times each, so that a preemption ping-pong cannot run forever.
 """
 

@@ -78,11 +78,15 @@ def parse_fungibility(spec: dict) -> Fungibility:
 
 def admission_check_names(spec: dict) -> list[str]:
     names = [str(n) for n in as_list(spec.get("admissionChecks")) if isinstance(n, str)]
+    return names + list(admission_check_flavors(spec))
+
+
+def admission_check_flavors(spec: dict) -> dict[str, tuple[str, ...]]:
+    """admissionChecksStrategy's checks, each with the flavors it is limited to (empty: all)."""
     strategy = spec.get("admissionChecksStrategy")
-    if isinstance(strategy, dict):
-        names += [str(c["name"]) for c in as_list(strategy.get("admissionChecks"))
-                  if isinstance(c, dict) and c.get("name")]
-    return names
+    checks = as_list(strategy.get("admissionChecks")) if isinstance(strategy, dict) else []
+    return {str(c["name"]): tuple(str(f) for f in as_list(c.get("onFlavors")))
+            for c in checks if isinstance(c, dict) and c.get("name")}
 
 
 def parse_cluster_queue(obj, warnings: list[str]) -> tuple[ClusterQueue, dict[FR, ResourceQuota]]:
@@ -93,7 +97,8 @@ def parse_cluster_queue(obj, warnings: list[str]) -> tuple[ClusterQueue, dict[FR
     selector = spec.get("namespaceSelector")
     cq = ClusterQueue(obj.name, cohort or None, groups, parse_preemption(spec),
                       parse_fungibility(spec), str(spec.get("queueingStrategy") or "BestEffortFIFO"),
-                      selector if isinstance(selector, dict) else None, admission_check_names(spec))
+                      selector if isinstance(selector, dict) else None, admission_check_names(spec),
+                      admission_check_flavors(spec))
     return cq, quotas
 
 

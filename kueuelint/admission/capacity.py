@@ -64,7 +64,8 @@ def decide_checks(inventory, result) -> dict[str, list[dict]]:
     decided: dict[str, list[dict]] = {}
     for workload, outcome in _admitted_in_order(result):
         cq = result.state.queues.get(outcome.cluster_queue or "")
-        names = [name for name in (cq.admission_checks if cq is not None else []) if name in checks]
+        applying = cq.checks_on(outcome.assignment.flavors_used()) if cq is not None and outcome.assignment else []
+        names = [name for name in applying if name in checks]
         states = []
         for name in names:
             if nodes is None:

@@ -62,6 +62,11 @@ class Attempt:
     deferred: list[tuple[str, FR, int]] = field(default_factory=list)   # oracle still to run
     # preemptor identity -> this attempt completed by the oracle (see FlavorAssigner._resolved)
     resolutions: dict[tuple, Attempt] | None = None
+    # Kueue's representative mode of the flavor: the least preferred (mode, borrowing level)
+    # of its resources. It decides whether the search stops and which flavor is preferred;
+    # ``mode`` and ``borrow`` (worst mode, highest level) are what the assignment records.
+    rep_mode: int = FIT
+    rep_borrow: int = 0
 
     def __init__(self, flavor: str, mode: int, borrow: int = 0, reasons: list[str] | None = None,
                  kind: str | None = None, resource_modes: dict[str, int] | None = None,
@@ -71,11 +76,22 @@ class Attempt:
         self.resource_modes = {} if resource_modes is None else resource_modes
         self.deferred = [] if deferred is None else deferred
         self.resolutions = None
+        self.rep_mode, self.rep_borrow = mode, borrow
 
     def copy(self) -> Attempt:
         """For completing a shared attempt with the oracle; its reasons are only ever read."""
-        return Attempt(self.flavor, self.mode, self.borrow, self.reasons, self.kind,
+        done = Attempt(self.flavor, self.mode, self.borrow, self.reasons, self.kind,
                        dict(self.resource_modes))
+        done.rep_mode, done.rep_borrow = self.rep_mode, self.rep_borrow
+        return done
+
+    def add(self, resource: str, mode: int, borrow: int, preference: str) -> None:
+        """One resource's outcome on this flavor."""
+        self.resource_modes[resource] = mode
+        self.mode = min(self.mode, mode)
+        self.borrow = max(self.borrow, borrow)
+        if _better(self.rep_mode, self.rep_borrow, mode, borrow, preference):
+            self.rep_mode, self.rep_borrow = mode, borrow
 
 
 @dataclass
@@ -90,6 +106,9 @@ class PodSetResult:
     reasons: list[str] = field(default_factory=list)
     kind: str | None = None
     topology: object = None     # its tas.Placement, or why it was not placed (topology.py)
+    # resource -> index of the last flavor its group's scan tried, -1 once the scan reached
+    # the group's last flavor (Kueue's ``TriedFlavorIdx``); empty when the pod set failed.
+    tried: dict[str, int] = field(default_factory=dict)
 
     def fail(self, reason: str | None, kind: str | None) -> None:
         self.mode = NO_FIT
@@ -105,11 +124,18 @@ class Assignment:
     borrowing: int = 0
     usage: dict[FR, int] = field(default_factory=dict)
     preempt_frs: set[FR] = field(default_factory=set)
+    # The flavor scan's progress per pod set, up to the first pod set that failed (Kueue stops
+    # there): where the next cycle resumes the scan (Kueue's ``LastTriedFlavorIdx``).
+    tried: list[dict[str, int]] = field(default_factory=list)
 
     @classmethod
     def of(cls, pod_sets: list[PodSetResult]) -> Assignment:
         result = cls(pod_sets)
+        failed = False
         for ps in pod_sets:
+            if not failed:
+                result.tried.append(ps.tried)
+                failed = ps.mode == NO_FIT
             result.mode = min(result.mode, ps.mode)
             result.borrowing = max(result.borrowing, ps.borrow)
             for resource, flavor in ps.flavors.items():
@@ -118,6 +144,14 @@ class Assignment:
                 if ps.modes.get(resource, FIT) < FIT:
                     result.preempt_frs.add(fr)
         return result
+
+    def flavors_used(self) -> set[str]:
+        """The flavors the assignment places anything on."""
+        return {flavor for ps in self.pod_sets for flavor in ps.flavors.values()}
+
+    def flavors_untried(self) -> bool:
+        """Kueue's ``PendingFlavors``: did a scan stop before its group's last flavor?"""
+        return any(index != -1 for tried in self.tried for index in tried.values())
 
     def public_mode(self) -> str:
         return "Fit" if self.mode == FIT else "NoFit" if self.mode == NO_FIT else "Preempt"
@@ -137,8 +171,10 @@ class Assignment:
 
 class FlavorAssigner:
     def __init__(self, state: State, cq: ClusterQueue, workload: Pending,
-                 oracle: Oracle | None = None) -> None:
+                 oracle: Oracle | None = None, resume: list[dict[str, int]] | None = None) -> None:
         self.state = state
+        # Where each pod set's scans resume (an earlier cycle's ``Assignment.tried``).
+        self.resume = resume or []
         self.cq = cq
         self.workload = workload
         self.oracle = oracle
@@ -149,8 +185,8 @@ class FlavorAssigner:
         counts = counts or [ps.count for ps in self.workload.pod_sets]
         assigned: dict[FR, int] = {}
         results = []
-        for pod_set, count in zip(self.workload.pod_sets, counts):
-            result = self._pod_set(pod_set, count, assigned)
+        for index, (pod_set, count) in enumerate(zip(self.workload.pod_sets, counts)):
+            result = self._pod_set(pod_set, count, assigned, self.resume[index] if index < len(self.resume) else {})
             results.append(result)
             for resource, flavor in result.flavors.items():
                 fr = flavor_resource(flavor, resource)
@@ -160,17 +196,19 @@ class FlavorAssigner:
             self.state.topology.check(self.cq, self.workload, assignment)
         return assignment
 
-    def _pod_set(self, pod_set: PodSetSpec, count: int, assigned: dict[FR, int]) -> PodSetResult:
+    def _pod_set(self, pod_set: PodSetSpec, count: int, assigned: dict[FR, int],
+                 resume: dict[str, int]) -> PodSetResult:
         steps, failure = self._plan(pod_set, count)
         result = PodSetResult(pod_set.name, count)
         for wanted, requested, number, candidates in steps:
-            if not self._place_group(wanted, requested, number, candidates, assigned, result):
+            first = resume.get(requested[0][0], -1) + 1 if resume and requested else 0
+            if not self._place_group(wanted, requested, number, candidates, assigned, result, first):
                 break
         else:
             if failure is not None:
                 result.fail(failure, "NoMatchingFlavor")
         if result.mode == NO_FIT:
-            result.flavors, result.usage, result.modes = {}, {}, {}
+            result.flavors, result.usage, result.modes, result.tried = {}, {}, {}, {}
         return result
 
     def _plan(self, pod_set: PodSetSpec, count: int) -> tuple[list[tuple], str | None]:
@@ -226,12 +264,14 @@ class FlavorAssigner:
         return candidates
 
     def _place_group(self, wanted: dict[str, int], requested: tuple[tuple[str, int], ...], number: int,
-                     candidates: list, assigned: dict[FR, int], result: PodSetResult) -> bool:
-        attempt, kind = self._choose_flavor(requested, number, candidates, assigned, result.reasons)
+                     candidates: list, assigned: dict[FR, int], result: PodSetResult, first: int) -> bool:
+        attempt, kind, last = self._choose_flavor(requested, number, candidates, assigned, result.reasons, first)
         if attempt is None:
             result.fail(None, kind)
             return False
+        tried = -1 if last == len(candidates) - 1 else last
         for resource, amount in wanted.items():
+            result.tried[resource] = tried
             result.flavors[resource] = attempt.flavor
             result.usage[resource] = amount
             result.modes[resource] = attempt.resource_modes.get(resource, FIT)
@@ -240,11 +280,14 @@ class FlavorAssigner:
         return True
 
     def _choose_flavor(self, requested: tuple[tuple[str, int], ...], number: int, candidates: list,
-                       assigned: dict[FR, int], reasons: list[str]) -> tuple[Attempt | None, str | None]:
+                       assigned: dict[FR, int], reasons: list[str],
+                       first: int = 0) -> tuple[Attempt | None, str | None, int]:
+        """The flavor for a group, scanning from the ``first`` candidate; also why none was
+        found, and the index of the last candidate the scan tried."""
         kinds: list[str | None] = []
         tried: list[Attempt] = []
         eager = self.cq.fungibility.when_can_preempt == "MayStopSearch"
-        for name, refusal, frs in candidates:
+        for index, (name, refusal, frs) in enumerate(candidates[first:] if first else candidates, first):
             attempt = refusal if refusal is not None else self._try_flavor(name, frs, requested, number, assigned)
             reasons.extend(attempt.reasons)
             kinds.append(attempt.kind)
@@ -255,7 +298,7 @@ class FlavorAssigner:
             # An attempt that still needs the oracle ends in a preemption mode, which only
             # stops the search under MayStopSearch; so its oracle can wait (it is often moot).
             if not attempt.deferred and _stops_search(attempt, self.cq.fungibility):
-                return attempt, None
+                return attempt, None, index
             tried.append(attempt)
         best: Attempt | None = None
         preference = self.cq.fungibility.preference
@@ -265,7 +308,7 @@ class FlavorAssigner:
             attempt = self._resolved(attempt)
             if best is None or _preferred(attempt, best, preference):
                 best = attempt
-        return best, least_severe(kinds)
+        return best, least_severe(kinds), len(candidates) - 1
 
     def _resolved(self, attempt: Attempt) -> Attempt:
         """The attempt completed by the preemption oracle for the resources that were waiting
@@ -318,9 +361,7 @@ class FlavorAssigner:
             if mode is None:      # the oracle decides; run it only if the outcome matters
                 attempt.deferred.append((resource, fr, previous + amount))
             else:
-                attempt.resource_modes[resource] = mode
-                attempt.mode = min(attempt.mode, mode)
-                attempt.borrow = max(attempt.borrow, borrow)
+                attempt.add(resource, mode, borrow, self.cq.fungibility.preference)
             if text:
                 attempt.reasons.append(text)
             kinds.append(kind)
@@ -392,40 +433,47 @@ def _completed(attempt: Attempt, oracle: Oracle, cq: ClusterQueue, workload: Pen
     done = attempt.copy()
     for resource, fr, value in attempt.deferred:
         mode, borrow = oracle(cq, workload, fr, value)
-        done.resource_modes[resource] = mode
-        done.mode = min(done.mode, mode)
-        done.borrow = max(done.borrow, borrow)
+        done.add(resource, mode, borrow, cq.fungibility.preference)
     return done
 
 
 def _stops_search(attempt: Attempt, fungibility: Fungibility) -> bool:
-    if attempt.mode in (NO_FIT, NO_CANDIDATES):
+    """Kueue's ``shouldTryNextFlavor`` negated: a preemption or a borrowing each keep the
+    search going when their policy says TryNextFlavor (a preemption that leaves the queue
+    borrowing answers to both)."""
+    mode = attempt.rep_mode
+    if mode in (NO_FIT, NO_CANDIDATES):
         return False
-    if attempt.mode in (PREEMPT, RECLAIM):
-        return fungibility.when_can_preempt == "MayStopSearch"
-    if attempt.borrow > 0:
-        return fungibility.when_can_borrow == "MayStopSearch"
-    return True
+    if mode in (PREEMPT, RECLAIM) and fungibility.when_can_preempt != "MayStopSearch":
+        return False
+    return attempt.rep_borrow == 0 or fungibility.when_can_borrow == "MayStopSearch"
 
 
 def _preferred(candidate: Attempt, best: Attempt, preference: str) -> bool:
-    """Kueue's ``isPreferred``: is ``candidate`` strictly better than ``best``?"""
-    return _preferred_by(candidate.mode, candidate.borrow, best, preference)
+    """Kueue's ``isPreferred`` on the flavors' representative modes."""
+    return _better(candidate.rep_mode, candidate.rep_borrow, best.rep_mode, best.rep_borrow, preference)
 
 
 def _may_be_preferred(candidate: Attempt, best: Attempt, preference: str) -> bool:
-    """Could ``candidate`` still be preferred once its oracle has run? The oracle answers a
-    preemption mode at best and only ever lowers the mode and raises the borrowing level,
-    which never makes an attempt more preferred: so its best case decides."""
-    mode = min(candidate.mode, RECLAIM) if candidate.deferred else candidate.mode
-    return _preferred_by(mode, candidate.borrow, best, preference)
+    """Could ``candidate`` still be preferred once its oracle has run? The oracle answers at
+    best (RECLAIM, level 0) for a waiting resource, and the representative mode only ever
+    gets worse as resources are added: so that best case decides."""
+    mode, borrow = candidate.rep_mode, candidate.rep_borrow
+    if candidate.deferred and _better(mode, borrow, RECLAIM, 0, preference):
+        mode, borrow = RECLAIM, 0
+    return _better(mode, borrow, best.rep_mode, best.rep_borrow, preference)
 
 
-def _preferred_by(mode: int, borrow: int, best: Attempt, preference: str) -> bool:
-    if (mode == NO_CANDIDATES) != (best.mode == NO_CANDIDATES):
-        return best.mode == NO_CANDIDATES
-    if preference == "PreemptionOverBorrowing" and borrow != best.borrow:
-        return borrow < best.borrow
-    if mode != best.mode:
-        return mode > best.mode
-    return borrow < best.borrow
+def _better(mode: int, borrow: int, other_mode: int, other_borrow: int, preference: str) -> bool:
+    """Kueue's ``isPreferred``: is (mode, borrowing level) strictly better than the other?"""
+    if mode == NO_FIT:
+        return False
+    if other_mode == NO_FIT:
+        return True
+    if (mode == NO_CANDIDATES) != (other_mode == NO_CANDIDATES):
+        return other_mode == NO_CANDIDATES
+    if preference == "PreemptionOverBorrowing" and borrow != other_borrow:
+        return borrow < other_borrow
+    if mode != other_mode:
+        return mode > other_mode
+    return borrow < other_borrow

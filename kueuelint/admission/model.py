@@ -71,6 +71,9 @@ class ClusterQueue:
     strategy: str = "BestEffortFIFO"
     namespace_selector: dict | None = field(default_factory=dict)
     admission_checks: list[str] = field(default_factory=list)
+    # check -> the flavors it applies to (admissionChecksStrategy's onFlavors); absent or
+    # empty: every flavor
+    check_flavors: dict[str, tuple[str, ...]] = field(default_factory=dict)
     inactive: str | None = None          # why the queue is inactive (Active=False message)
     _group_index: dict[str, int] | None = field(default=None, repr=False, compare=False)
 
@@ -88,6 +91,13 @@ class ClusterQueue:
 
     def covers(self, resource: str) -> bool:
         return self.group_of(resource) is not None
+
+    def checks_on(self, flavors: set[str]) -> list[str]:
+        """The admission checks a workload admitted on ``flavors`` waits for: a check limited
+        to some flavors applies only when the workload uses one of them (Kueue's
+        ``AdmissionChecksForWorkload``)."""
+        return [name for name in self.admission_checks
+                if not self.check_flavors.get(name) or flavors & set(self.check_flavors[name])]
 
 
 @dataclass
@@ -135,6 +145,10 @@ class Pending:
     cluster_queue: str | None = None
     invalid: str | None = None    # why the scheduler rejects the pod templates (request > limit)
     _shape: int | None = field(default=None, init=False, repr=False, compare=False)     # queues.shape_of
+    # The flavor scan's progress an earlier cycle left (Kueue's ``LastAssignment``): per pod set
+    # the last flavor index tried per resource, the cycle it was recorded in, and its
+    # ClusterQueue's generation then. None: the next scan starts from the first flavor.
+    scan: tuple[list[dict[str, int]], int, int] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __init__(self, key: str, namespace: str, name: str, queue_name: str | None, priority: int,
                  timestamp: float, seq: int, uid: str, pod_sets: list[PodSetSpec] | None = None,
@@ -145,6 +159,7 @@ class Pending:
         self.source = {} if source is None else source
         self.cluster_queue, self.invalid = cluster_queue, invalid
         self._shape = None
+        self.scan = None
 
     def order_key(self) -> tuple:
         """Kueue's order inside a ClusterQueue: priority, then queue-order time, then UID."""

@@ -42,8 +42,11 @@ class _Candidate:
 
 
 def find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
-                 requests: dict[FR, int]) -> list[Target]:
+                 requests: dict[FR, int], usage: dict[FR, int] | None = None) -> list[Target]:
     """The workloads Kueue would evict so that ``requests`` fit in ``cq``; [] when impossible.
+    ``usage``: the workload's whole usage when it asks more than ``requests`` (resources that
+    need no preemption): Kueue judges the hierarchical advantage and whether the workload
+    must borrow on all of it.
 
     While ``state.frozen`` (the nomination phase of a cycle) answers are memoised: the oracle and
     the final search often ask the same question, and so do heads of later cycles while nothing
@@ -53,16 +56,23 @@ def find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
         return []
     node = state.tree.queues.get(cq.name)
     if not state.frozen or node is None or (state.topology is not None and state.topology.preemptor):
-        return _find_targets(state, cq, preemptor, requests)     # (node usage is not in the memo's stamp)
+        return _find_targets(state, cq, preemptor, requests, usage)     # (node usage is not in the memo's stamp)
     # Fair sharing compares shares over every resource: its answers depend on all usage.
     root, frs = node.root(), None if state.fair_sharing else sorted(requests)
-    key = ("targets", cq.name, preemptor_identity(cq, preemptor), tuple(sorted(requests.items())))
+    key = ("targets", cq.name, preemptor_identity(cq, preemptor), tuple(sorted(requests.items())),
+           tuple(sorted(usage.items())) if usage else None)
     stamp = state.memo.stamp(root, frs)
     found = state.memo.get(key, stamp)
     if found is None:
-        found = _find_targets(state, cq, preemptor, requests)
+        found = _find_targets(state, cq, preemptor, requests, usage)
         state.memo.put(key, stamp, found)
     return list(found)
+
+
+def _borrows_beyond(state: State, cq: ClusterQueue, requests: dict[FR, int], usage: dict[FR, int]) -> bool:
+    """Must the workload borrow a resource that needs no preemption?"""
+    node = state.tree.queues[cq.name]
+    return any(node.borrows_with(fr, amount) for fr, amount in usage.items() if fr not in requests)
 
 
 def _may_evict(cq: ClusterQueue) -> bool:
@@ -73,7 +83,7 @@ def _may_evict(cq: ClusterQueue) -> bool:
 
 
 def _find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
-                  requests: dict[FR, int]) -> list[Target]:
+                  requests: dict[FR, int], usage: dict[FR, int] | None = None) -> list[Target]:
     frs = set(requests)
     if _hopeless(state, cq, preemptor, requests):
         return []
@@ -81,7 +91,7 @@ def _find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
     levels = borrowing_holders(state, cq, preemptor, frs)
     if not same and not any(holders for _, holders in levels):
         return []
-    fits_from = first_fitting_level(state, cq, requests) if levels else None
+    fits_from = first_fitting_level(state, cq, usage or requests) if levels else None
     others = [(fits_from is not None and level >= fits_from, holders) for level, holders in levels]
     if state.fair_sharing:
         from kueuelint.admission.fairsharing import fair_targets
@@ -90,7 +100,10 @@ def _find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
         return fair_targets(state, cq, preemptor, requests, candidates, state.fair_strategies)
     # Candidates are made and sorted only once a run may succeed: most searches end before.
     ordered = None
+    borrows_elsewhere = usage is not None and _borrows_beyond(state, cq, requests, usage)
     for allow_borrowing in _runs(state, cq, others, frs):
+        if borrows_elsewhere and not allow_borrowing:
+            continue
         freed = _freed_by_run(state, cq, preemptor, frs, same, others, allow_borrowing)
         if not _fits_freed(state, cq, requests, freed, allow_borrowing):
             continue
@@ -120,7 +133,7 @@ def oracle(state: State):
 
     def simulate(cq: ClusterQueue, preemptor: Pending, fr: FR, value: int) -> tuple[int, int]:
         if not _may_evict(cq):
-            return NO_CANDIDATES, 0
+            return NO_CANDIDATES, state.tree.borrowing_level(cq.name, fr, value)[0]
         node = state.tree.queues.get(cq.name)
         if not state.frozen or node is None:
             return _simulate(state, cq, preemptor, fr, value)
@@ -139,7 +152,8 @@ def oracle(state: State):
 def _simulate(state: State, cq: ClusterQueue, preemptor: Pending, fr: FR, value: int) -> tuple[int, int]:
     targets = find_targets(state, cq, preemptor, {fr: value})
     if not targets:
-        return NO_CANDIDATES, 0
+        # Kueue's SimulatePreemption: without candidates, the borrowing the request needs as is
+        return NO_CANDIDATES, state.tree.borrowing_level(cq.name, fr, value)[0]
     for target in targets:
         state.charge(target.workload.cluster_queue, target.workload.usage, -1)
     level, _ = state.tree.borrowing_level(cq.name, fr, value)

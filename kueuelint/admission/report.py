@@ -52,8 +52,9 @@ def _workload_json(result: Result, wl: Pending) -> dict:
     entry["message"] = outcome.message
     entry["cycle"] = outcome.cycle          # the scheduling cycle that decided this state
     cq = result.state.queues.get(outcome.cluster_queue or "")
-    if outcome.result == "admitted" and cq is not None and cq.admission_checks:
-        entry["admissionChecks"] = list(cq.admission_checks)
+    checks = cq.checks_on(shown.flavors_used()) if outcome.result == "admitted" and cq is not None and shown else []
+    if checks:
+        entry["admissionChecks"] = checks
         if wl.key in result.checks:
             entry["admissionCheckStates"] = result.checks[wl.key]
     if outcome.result == "admitted" and shown is not None and shown.borrowing:

@@ -61,7 +61,7 @@ def _simulate(inventory, incoming: list, max_cycles: int | None, jobs: int | Non
               progress: Callable[[str], None]) -> Result:
     state, warnings = build_state(inventory, *_config_flags(inventory))
     state.topology = _topologies(inventory)
-    _fair_strategies(state, inventory)
+    _apply_configuration(state, inventory)
     priorities = Priorities(inventory)
     pending, unread = _snapshot_workloads(inventory, incoming, priorities, progress)
     holders: dict[tuple[str, str], object] = {}     # (queue, key) -> Workload, to requeue a victim
@@ -126,15 +126,19 @@ def _holder_reader(priorities: Priorities, holders: dict) -> Callable[[object], 
 
 def _config_flags(inventory) -> tuple[bool, bool]:
     from kueuelint.accounting.requests import ResourcesConfig
+    from kueuelint.admission.settings import fair_sharing_enabled
 
     config = inventory.kueue_configuration() or {}
     ignore = ResourcesConfig.from_configuration(config).quota_check_ignores_undeclared
-    fair = config.get("fairSharing") if isinstance(config.get("fairSharing"), dict) else {}
-    return ignore, bool(fair.get("enable"))
+    return ignore, fair_sharing_enabled(config)
 
 
-def _fair_strategies(state: State, inventory) -> None:
+def _apply_configuration(state: State, inventory) -> None:
+    """The Configuration's fair-sharing strategies and the feature gates the scheduler follows."""
+    from kueuelint.admission.settings import feature_gates
+
     config = inventory.kueue_configuration() or {}
+    state.preserve_scan = feature_gates(config)["FlavorFungibilityPreserveScanProgress"]
     fair = config.get("fairSharing") if isinstance(config.get("fairSharing"), dict) else {}
     strategies = fair.get("preemptionStrategies")
     if isinstance(strategies, list) and strategies:
@@ -149,7 +153,8 @@ def _pending_of(obj, inventory, priorities: Priorities, seq: int) -> list[Pendin
     queue = spec.get("queueName")
     records = []
     for derived in workloads_of(obj, inventory):
-        made = pending_from_derived(obj, derived, seq + len(records), priorities, priority)
+        limit_ranges = list(inventory.limit_ranges(derived.namespace or obj.namespace or "default"))
+        made = pending_from_derived(obj, derived, seq + len(records), priorities, priority, limit_ranges)
         if isinstance(queue, str) and queue:
             for record in made:
                 record.queue_name = queue

@@ -101,6 +101,12 @@ class Simulator:
         self._root_ids = {name: id(node.root()) for name, node in state.tree.queues.items()}
         # Trees whose last cycle changed something; None before the first cycle (all of them).
         self._active: set[int] | None = None
+        # queue -> Kueue's AllocatableResourceGeneration: moves when a workload of the queue
+        # is admitted or removed, which makes an older flavor-scan progress stale.
+        self._generation: dict[str, int] = {}
+        # root id -> (workload, scan progress) pairs its heads resumed from since the tree last
+        # changed: a head back at a progress it had is scanning in a circle.
+        self._scans_seen: dict[int, set[tuple]] = {}
 
     # --- driving ------------------------------------------------------------------------------
 
@@ -116,9 +122,10 @@ class Simulator:
             self.cycles = number
             if self.on_cycle is not None:
                 self.on_cycle(number)
-            if not self.cycle():
+            if self.cycle():
+                effective = number
+            elif not self._active:
                 break
-            effective = number
         self.cycles = max(1, effective)
         return self.cycles
 
@@ -148,9 +155,21 @@ class Simulator:
             self.state.topology.end_cycle()
         self._release_victims(run)
         # A tree where nothing changed would repeat this cycle exactly, forever: nothing
-        # outside it can change its usage or its queues, so it is done.
-        self._active = run.changed_roots
+        # outside it can change its usage or its queues, so it is done. Unless a head resumes
+        # its flavor scan next cycle from a point it never had: that may find another flavor.
+        for root in run.changed_roots:
+            self._scans_seen.pop(root, None)
+        self._active = run.changed_roots | (run.scanning_roots - run.changed_roots)
         return run.changed
+
+    def _new_scan(self, root: int, wl: Pending, tried: list[dict[str, int]]) -> bool:
+        """Is this a scan progress the workload has not had since its tree last changed?"""
+        seen = self._scans_seen.setdefault(root, set())
+        point = (wl.key, tuple(tuple(sorted(progress.items())) for progress in tried))
+        if point in seen:
+            return False
+        seen.add(point)
+        return True
 
     def _rank(self, entry: Entry) -> tuple:
         """Kueue's entry order, with the queue's position as the tie-break that the stable
@@ -187,8 +206,22 @@ class Simulator:
         entry = Entry(workload, cq)
         if workload.invalid or not self._selects(cq, workload.namespace):
             return entry
+        if workload.scan is not None and self._scan_outdated(workload.scan, cq.name):
+            workload.scan = None
         entry.assignment, entry.targets = self.assign(workload, cq)
         return entry
+
+    def _scan_outdated(self, scan: tuple, queue: str) -> bool:
+        """Kueue's ``lastAssignmentOutdated``: progress from the cycle just before is kept
+        (with the gate on); older progress only while the queue's generation has not moved."""
+        if self.state.preserve_scan and self.cycles - scan[1] <= 1:
+            return False
+        return self._generation.get(queue, 0) > scan[2]
+
+    def _keep_scan(self, wl: Pending, assignment: Assignment | None) -> None:
+        """Record where the next cycle resumes the workload's flavor scan."""
+        wl.scan = None if assignment is None else (
+            assignment.tried, self.cycles, self._generation.get(wl.cluster_queue or "", 0))
 
     def _selects(self, cq: ClusterQueue, namespace: str) -> bool:
         known = self._selected.get((cq.name, namespace))
@@ -199,7 +232,8 @@ class Simulator:
 
     def assign(self, workload: Pending, cq: ClusterQueue) -> tuple[Assignment, list[Target]]:
         """Full counts first; then partial admission's binary search over reduced counts."""
-        assigner = FlavorAssigner(self.state, cq, workload, self._oracle)
+        assigner = FlavorAssigner(self.state, cq, workload, self._oracle,
+                                  workload.scan[0] if workload.scan is not None else None)
         full = assigner.assign()
         targets = self._targets(workload, cq, full)
         deltas = [ps.count - ps.min_count if ps.min_count is not None else 0 for ps in workload.pod_sets]
@@ -222,10 +256,11 @@ class Simulator:
         if assignment.mode in (FIT, NO_FIT) or not assignment.preempt_frs:
             return []
         requests = {fr: assignment.usage[fr] for fr in assignment.preempt_frs}
+        usage = assignment.usage if len(requests) < len(assignment.usage) else None
         if self.state.topology is not None:
             return self.state.topology.targets(
-                cq, workload, assignment, lambda: find_targets(self.state, cq, workload, requests))
-        return find_targets(self.state, cq, workload, requests)
+                cq, workload, assignment, lambda: find_targets(self.state, cq, workload, requests, usage))
+        return find_targets(self.state, cq, workload, requests, usage)
 
     # --- processing ------------------------------------------------------------------------
 
@@ -235,7 +270,7 @@ class Simulator:
         wl, cq, assignment = entry.workload, entry.cq, entry.assignment
         queue = self.queues[cq.name]
         if assignment is None:
-            self._record(wl, Outcome("inadmissible", "Misconfigured", wl.invalid or NAMESPACE_MISMATCH, cq.name))
+            self._record(wl, Outcome("pending", "Misconfigured", wl.invalid or NAMESPACE_MISMATCH, cq.name))
             queue.requeue_failed(wl, namespace_mismatch=True)
             run.changed_roots.add(run.root)
         elif assignment.mode == NO_FIT or (assignment.mode < FIT and not entry.targets):
@@ -243,8 +278,7 @@ class Simulator:
         elif entry.targets:
             self._preempting(entry, assignment, run)
         elif not self._still_fits(assignment.usage, cq, run.freed):
-            self._record(wl, Outcome("pending", "WaitingForQuota", NO_LONGER_FITS, cq.name))
-            queue.push(wl)
+            self._skipped(wl, assignment, NO_LONGER_FITS, run)
         else:
             self._admit(entry, assignment)
             run.changed_roots.add(run.root)
@@ -261,7 +295,17 @@ class Simulator:
         if not self._still_fits(assignment.usage, entry.cq, _freed_with(run.freed, entry.targets)) \
                 or self.state.topology.still_fits(entry.workload, assignment, [t.workload.key for t in gone]):
             return
+        entry.workload.scan = None      # updateAssignmentIfNeeded: the scan starts over
         entry.assignment, entry.targets = self.assign(entry.workload, entry.cq)
+
+    def _skipped(self, wl: Pending, assignment: Assignment, message: str, run: _Cycle) -> None:
+        """Kueue's ``markSkipped``: the head waits; its scan progress is kept with the gate on,
+        and where flavors are left untried the next cycle may place it there."""
+        self._record(wl, Outcome("pending", "WaitingForQuota", message, wl.cluster_queue))
+        self._keep_scan(wl, assignment if self.state.preserve_scan else None)
+        self.queues[wl.cluster_queue or ""].push(wl)
+        if wl.scan is not None and assignment.flavors_untried() and self._new_scan(run.root, wl, assignment.tried):
+            run.scanning_roots.add(run.root)
 
     def _not_fitting(self, entry: Entry, assignment: Assignment, run: _Cycle) -> None:
         wl, cq = entry.workload, entry.cq
@@ -273,6 +317,14 @@ class Simulator:
             run.reserved.append((cq.name, reserved))
             if self.state.topology is not None:
                 self.state.topology.reserve_for_cycle(self.state.topology.usage_of(wl, assignment))
+        self._keep_scan(wl, assignment)
+        if assignment.flavors_untried():
+            # Kueue's requeueIfNotPresent puts a head with untried flavors straight back in
+            # the heap: it resumes its scan next cycle instead of being parked.
+            self.queues[cq.name].push(wl)
+            if self._new_scan(run.root, wl, assignment.tried):
+                run.scanning_roots.add(run.root)
+            return
         bypassed = self.queues[cq.name].requeue_failed(wl)
         for other in bypassed:
             self._record(other, Outcome("pending", outcome.reason, BYPASSED, cq.name))
@@ -296,13 +348,12 @@ class Simulator:
         queue = self.queues[cq.name]
         keys = {t.workload.key for t in entry.targets}
         if keys & run.victim_keys:
-            self._record(wl, Outcome("pending", "WaitingForQuota", OVERLAPPING, cq.name))
-            queue.push(wl)
+            self._skipped(wl, assignment, OVERLAPPING, run)
             return
         if not self._still_fits(assignment.usage, cq, _freed_with(run.freed, entry.targets)):
-            self._record(wl, Outcome("pending", "WaitingForQuota", NO_LONGER_FITS, cq.name))
-            queue.push(wl)
+            self._skipped(wl, assignment, NO_LONGER_FITS, run)
             return
+        wl.scan = None      # Kueue's markPreemptionOutcome: the next scan starts over
         self.state.charge(cq.name, assignment.usage)
         run.reserved.append((cq.name, assignment.usage))
         if self.state.topology is not None:
@@ -329,9 +380,11 @@ class Simulator:
         self._clock += 1.0
         held = Admitted(wl.key, cq.name, wl.priority, dict(assignment.usage), 1e12 + self._clock,
                         wl.timestamp, wl.uid, pending=wl)
+        wl.scan = None
         self.state.add(held)
         if self.state.topology is not None:
             self.state.topology.hold(wl.key, self.state.topology.usage_of(wl, assignment))
+        self._generation[cq.name] = self._generation.get(cq.name, 0) + 1
         message = f"Quota reserved in ClusterQueue {cq.name}"
         self._record(wl, Outcome("admitted", "QuotaReserved", message, cq.name, assignment,
                                  self._earlier_preemptions(wl)))
@@ -354,6 +407,7 @@ class Simulator:
             self.state.remove(victim)
             if self.state.topology is not None:
                 self.state.topology.release(victim.key)
+            self._generation[victim.cluster_queue] = self._generation.get(victim.cluster_queue, 0) + 1
             self.preempted.append(target)
             self.ranks.append((self.cycles, rank, number))
             if victim.cluster_queue in self._root_ids:
@@ -420,6 +474,7 @@ class _Cycle:
         self.freed: dict[FR, dict[str, int]] = {}
         self.reserved: list[tuple[str, dict]] = []
         self.changed_roots: set[int] = set()     # trees (root ids) where something changed
+        self.scanning_roots: set[int] = set()    # trees with a head that resumes its scan
         self.rank: tuple = ()                   # of the entry being processed
         self.root = 0                           # its tree
 

@@ -23,6 +23,8 @@ class State:
     fair_sharing: bool = False
     fair_strategies: tuple[str, ...] = ("LessThanOrEqualToFinalShare", "LessThanInitialShare")
     topology: Any = None      # topology.Topologies when the snapshot has a TAS flavor
+    # Feature gate FlavorFungibilityPreserveScanProgress (settings.GATE_DEFAULTS).
+    preserve_scan: bool = True
     # True while heads are nominated: usage does not change, so ``memo`` may answer.
     frozen: bool = False
     memo: UsageMemo = field(default_factory=UsageMemo)

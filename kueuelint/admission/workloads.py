@@ -6,6 +6,7 @@ from datetime import datetime
 from functools import lru_cache
 
 from kueuelint.accounting.quantity import safe_parse, to_kueue_units
+from kueuelint.accounting.requests import adjusted_container, container_defaults, greater_keys, limit_range_bounds
 from kueuelint.accounting.quota import FR, flavor_resource
 from kueuelint.admission.model import Admitted, Pending, PodSetSpec, as_dict, as_list
 from kueuelint.admission.tas import topology_request
@@ -89,35 +90,55 @@ def _required_terms(affinity) -> list | None:
     return list(terms) if isinstance(terms, list) else None
 
 
-def limits_violation(pod_sets) -> str | None:
-    """Kueue's message when a container requests more than its limit (checked by the scheduler)."""
+def resource_violation(pod_sets, limit_ranges: list) -> str | None:
+    """Kueue's message when the scheduler refuses the pod templates (``ValidateAdmissibility``):
+    a container whose requests exceed its limits once LimitRange defaults are applied, else a
+    container outside the LimitRange's max or min."""
+    defaults = container_defaults(limit_ranges) if limit_ranges else None
+    bounds = limit_range_bounds(limit_ranges) if limit_ranges else ({}, {})
+    over_limits: list[str] = []
+    out_of_range: list[str] = []
     for index, pod_set in enumerate(pod_sets):
         spec = as_dict(as_dict(pod_set.template).get("spec"))
         for key in ("initContainers", "containers"):
             for number, container in enumerate(as_list(spec.get(key))):
-                resources = container.get("resources") if isinstance(container, dict) else None
-                if not isinstance(resources, dict) or not resources.get("limits"):
+                if not isinstance(container, dict) or (defaults is None and not _has_limits(container)):
                     continue        # the usual container: nothing to compare
-                names = _over_limit(resources)
-                if names:
-                    listed = ",".join(f'"{n}"' for n in names)
-                    return (f"resources validation failed: spec.podSets[{index}].template.spec.{key}[{number}]: "
-                            f"Invalid value: [{listed}]: requests must not exceed its limits")
+                where = f"spec.podSets[{index}].template.spec.{key}[{number}]"
+                requests, limits = adjusted_container(container, defaults)
+                _note(over_limits, where, greater_keys(requests, limits), "requests must not exceed its limits")
+                if bounds[0] or bounds[1]:
+                    _note_range(out_of_range, where, requests, limits, bounds)
+    if over_limits:
+        return f"resources validation failed: {_aggregate(over_limits)}"
+    if out_of_range:
+        return f"resources didn't satisfy LimitRange constraints: {_aggregate(out_of_range)}"
     return None
 
 
-def _over_limit(resources: dict) -> list[str]:
-    limits = resources.get("limits")
-    if not isinstance(limits, dict):
-        return []
-    requests = as_dict(resources.get("requests"))
-    over = []
-    for name in sorted(set(requests) & set(limits)):
-        request, _ = safe_parse(requests[name])
-        limit, _ = safe_parse(limits[name])
-        if request is not None and limit is not None and request > limit:
-            over.append(str(name))
-    return over
+def _has_limits(container: dict) -> bool:
+    resources = container.get("resources")
+    return isinstance(resources, dict) and bool(resources.get("limits"))
+
+
+def _note_range(errors: list[str], where: str, requests: dict, limits: dict, bounds: tuple) -> None:
+    highest, lowest = dict(requests), dict(requests)
+    for name, amount in limits.items():
+        highest[name] = max(amount, highest.get(name, amount))
+        lowest[name] = min(amount, lowest.get(name, amount))
+    _note(errors, where, greater_keys(highest, bounds[0]), "requests must not be above the limitRange max")
+    _note(errors, where, greater_keys(bounds[1], lowest), "requests must not be below the limitRange min")
+
+
+def _note(errors: list[str], where: str, names: list[str], text: str) -> None:
+    if names:
+        listed = ",".join(f'"{n}"' for n in names)
+        errors.append(f"{where}: Invalid value: [{listed}]: {text}")
+
+
+def _aggregate(errors: list[str]) -> str:
+    """An error list as Kubernetes' ``ToAggregate`` prints it."""
+    return errors[0] if len(errors) == 1 else f"[{', '.join(errors)}]"
 
 
 def source_of(obj) -> dict:
@@ -134,20 +155,24 @@ def mapping_at(obj, key: str) -> dict:
 
 
 def pending_from_derived(obj, derived, seq: int, priorities: Priorities,
-                         priority: int | None = None) -> list[Pending]:
+                         priority: int | None = None, limit_ranges: list | None = None) -> list[Pending]:
     """Pending records for one derived workload (several for per-pod kinds like Deployments);
-    ``priority`` when the object states it (a Workload), else from the priority classes."""
-    pod_sets = [pod_set_spec(ps.name, ps.count, ps.min_count, ps.requests, ps.template, _stated_topology(obj, ps))
+    ``priority`` when the object states it (a Workload), else from the priority classes;
+    ``limit_ranges``: the LimitRanges of its namespace."""
+    reclaimable = _reclaimable(mapping_at(obj, "status").get("reclaimablePods")) or {}
+    # Finished pods of a pending Workload need no quota (Kueue's podSetsCountsAfterReclaim).
+    pod_sets = [pod_set_spec(ps.name, ps.count - min(max(0, reclaimable.get(ps.name, 0)), ps.count),
+                             ps.min_count, ps.requests, ps.template, _stated_topology(obj, ps))
                 for ps in derived.pod_sets]
     if priority is None:
         priority = priorities.resolve(derived.priority_class, _pod_priority_class(derived.pod_sets))
     namespace = derived.namespace or obj.namespace or "default"
-    name = derived.group_name or obj.name
     metadata = mapping_at(obj, "metadata")
+    name = derived.group_name or _object_name(obj, metadata, seq)
     created = epoch(metadata.get("creationTimestamp"))
     timestamp = created if created is not None else INCOMING_TIME + seq
     copies = max(1, derived.replicas) if derived.per_pod else 1
-    invalid = limits_violation(derived.pod_sets)
+    invalid = resource_violation(derived.pod_sets, limit_ranges or [])
     uid, source = metadata.get("uid"), source_of(obj)
     records = []
     for index in range(copies):
@@ -164,6 +189,14 @@ def _stated_topology(obj, pod_set) -> object:
     if not path or path[-1] != "template":
         return None
     return obj.get(*path[:-1], "topologyRequest")
+
+
+def _object_name(obj, metadata: dict, seq: int) -> str:
+    """The object's name; for one named by ``generateName`` alone, that prefix and a number
+    unique in the run, as the API server makes every such object a name of its own."""
+    if not metadata.get("name") and isinstance(metadata.get("generateName"), str):
+        return f"{metadata['generateName']}<{seq + 1}>"
+    return obj.name
 
 
 def _pod_priority_class(pod_sets) -> str | None:
