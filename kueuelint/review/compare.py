@@ -1,0 +1,322 @@
+"""The fate of every workload under two queue setups, and each queue's quota and usage change.
+
+Both setups are simulated on the same workloads (the snapshot's and the repository's jobs)
+through the dry admission's public entry, ``kueuelint.admission.admit``, and compared by
+workload key. What the comparison adds follows Kueue v0.19's cache and scheduler:
+
+* Kueue never evicts an admitted workload because quota shrank or a ClusterQueue moved: its
+  usage stays recorded, the queue's available quota goes negative (``available`` in
+  pkg/cache/scheduler/resource_node.go says so), the scheduler sees it as zero, and nothing
+  new is admitted there until enough usage is released (``over-admitted`` below);
+* a ClusterQueue in a cohort whose usage of a flavor/resource is above its nominal quota is
+  borrowing, and its workloads become candidates for reclamation by cohort members under
+  their nominal quota (``cqIsBorrowing`` in pkg/scheduler/preemption/preemption.go): a
+  workload that lands there is *newly preemptible*;
+* a workload whose every flavor is refused for reasons no freed quota can change
+  (``NoMatchingFlavor``, ``ExceedsMaxQuota``) or whose queue cannot admit at all is *never
+  admissible* under that setup.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kueuelint.accounting.quota import FR, flavor_resource
+from kueuelint.review.setup import QueueSetup, read_setup, show, units
+from kueuelint.review.usage import SnapshotUsage, add_usage, read_usage
+
+HOLDING = ("running", "admitted", "preempting")      # states that hold (or will hold) quota
+NEVER_REASONS = ("NoMatchingFlavor", "ExceedsMaxQuota")
+SETUP_GROUPS = ("kueue.x-k8s.io", "scheduling.k8s.io", "node.k8s.io")
+SETUP_CORE_KINDS = ("Namespace", "LimitRange", "ConfigMap")
+FATE_FLAGS = ("stranded", "never-admissible", "preempted", "newly-preemptible", "started", "flavor-changed")
+FAIL_ON = {"stranded": ("stranded", "never-admissible"), "preempted": ("preempted", "newly-preemptible")}
+
+
+@dataclass
+class Standing:
+    """Where a workload ends up under one setup."""
+    state: str = "absent"       # running | admitted | preempting | pending | inadmissible | preempted | absent
+    cluster_queue: str | None = None
+    flavors: dict[str, str] = field(default_factory=dict)
+    usage: dict[FR, int] = field(default_factory=dict)
+    reason: str = ""
+    message: str = ""
+    preemptible: bool = False
+
+    @property
+    def never(self) -> bool:
+        return self.state == "inadmissible" or (self.state == "pending" and self.reason in NEVER_REASONS)
+
+
+@dataclass
+class Fate:
+    workload: str
+    source: dict
+    before: Standing
+    after: Standing
+    flags: list[str] = field(default_factory=list)
+
+
+@dataclass
+class QuotaRow:
+    kind: str                       # ClusterQueue | Cohort
+    name: str
+    flavor: str
+    resource: str
+    before: dict[str, int | None] | None
+    after: dict[str, int | None] | None
+
+
+@dataclass
+class Placement:
+    kind: str
+    name: str
+    before: str | None              # parent cohort (None: none, or absent)
+    after: str | None
+    present: tuple[bool, bool]
+
+
+@dataclass
+class Review:
+    fates: list[Fate]
+    quotas: list[QuotaRow]
+    placements: list[Placement]
+    over_admitted: list[tuple[str, str, str]]       # (kind, name, flavor/resource) after the change
+    warnings: list[str]
+    setups: tuple[QueueSetup, QueueSetup]
+    findings: list = field(default_factory=list)    # check findings on the after setup
+
+    def changed(self) -> list[Fate]:
+        return [fate for fate in self.fates if fate.flags]
+
+    def counts(self) -> dict[str, int]:
+        return {flag: sum(1 for f in self.fates if flag in f.flags) for flag in FATE_FLAGS}
+
+    def fails(self, fail_on: str) -> bool:
+        if fail_on == "any":
+            return bool(self.changed() or self.quotas or self.placements or self.findings)
+        return any(flag in fate.flags for fate in self.fates for flag in FAIL_ON[fail_on])
+
+    def changed_roots(self) -> set[str]:
+        """The cohort trees (by root; a ClusterQueue alone stands for itself) the change touched."""
+        roots = set()
+        for setup in self.setups:
+            for row in self.quotas:
+                roots.add(_root_of(setup, row.kind, row.name))
+            for moved in self.placements:
+                roots.add(_root_of(setup, moved.kind, moved.name))
+            for fate in self.changed():
+                for standing in (fate.before, fate.after):
+                    if standing.cluster_queue:
+                        roots.add(_root_of(setup, "ClusterQueue", standing.cluster_queue))
+        return {root for root in roots if root}
+
+
+def _root_of(setup: QueueSetup, kind: str, name: str) -> str | None:
+    if kind == "Cohort":
+        return setup.root_of(name) if name in setup.cohorts else None
+    cq = setup.cluster_queues.get(name)
+    if cq is None:
+        return None
+    return setup.root_of(cq.parent) if cq.parent else name
+
+
+def split_setup(objects: list) -> tuple[list, list]:
+    """(queue setup objects, workload sources): what a side defines, and what it submits."""
+    setup, workloads = [], []
+    for obj in objects:
+        is_setup = (obj.group in SETUP_GROUPS and obj.kind != "Workload") or \
+                   (obj.group == "" and obj.kind in SETUP_CORE_KINDS)
+        (setup if is_setup else workloads).append(obj)
+    return setup, workloads
+
+
+def _identity(obj) -> tuple:
+    return obj.group, obj.kind, obj.namespace, obj.name
+
+
+def compare(before: list, after: list, snapshot: list, jobs: int | None = None) -> Review:
+    """Simulate ``snapshot`` with the objects of ``before``, then of ``after``, and compare.
+    The sides' setup objects replace those of the snapshot with the same identity, and an
+    object the after side no longer has is gone from its cluster too."""
+    before_setup, before_jobs = split_setup(before)
+    after_setup, after_jobs = split_setup(after)
+    replaced = {_identity(obj) for obj in before_setup + after_setup}
+    kept = [obj for obj in snapshot if _identity(obj) not in replaced]
+    usage = read_usage(kept)
+    sides = []
+    warnings: list[str] = []
+    for setup_objects, incoming in ((before_setup, before_jobs), (after_setup, after_jobs)):
+        from kueuelint.admission import admit
+
+        _, data = admit(kept + setup_objects, incoming, None, jobs)
+        warnings += [w for w in data.get("warnings", ()) if w not in warnings]
+        sides.append((read_setup(kept + setup_objects), data))
+    return _review(sides, usage, warnings)
+
+
+def _review(sides, usage: SnapshotUsage, warnings: list[str]) -> Review:
+    (setup_b, data_b), (setup_a, data_a) = sides
+    standing_b, standing_a = _standings(data_b, usage), _standings(data_a, usage)
+    totals_b, totals_a = _queue_usage(standing_b), _queue_usage(standing_a)
+    _mark_preemptible(standing_b, totals_b, setup_b)
+    _mark_preemptible(standing_a, totals_a, setup_a)
+    sources = {e["workload"]: e.get("source") or {} for data in (data_b, data_a) for e in data["workloads"]}
+    fates = []
+    for key in sorted(set(standing_b) | set(standing_a)):
+        fate = Fate(key, sources.get(key, {"kind": "Workload"}), standing_b.get(key, Standing()),
+                    standing_a.get(key, Standing()))
+        fate.flags = _flags(fate.before, fate.after)
+        fates.append(fate)
+    rows = _quota_rows(setup_b, setup_a, totals_b, totals_a)
+    return Review(fates, rows, _placements(setup_b, setup_a), _over_admitted(setup_a, totals_a),
+                  warnings, (setup_b, setup_a))
+
+
+def _standings(data: dict, usage: SnapshotUsage) -> dict[str, Standing]:
+    found = {h.key: Standing("running", h.cluster_queue, dict(h.flavors), dict(h.usage)) for h in usage.holders}
+    for victim in data.get("preempted", ()):
+        held = found.get(victim["workload"])
+        if held is not None:
+            held.state, held.reason = "preempted", victim["reason"]
+    for entry in data["workloads"]:
+        found[entry["workload"]] = _standing_of(entry)
+    return found
+
+
+def _standing_of(entry: dict) -> Standing:
+    flavors: dict[str, str] = {}
+    usage: dict[FR, int] = {}
+    for pod_set in entry.get("podSets", ()):
+        for resource, flavor in pod_set["flavors"].items():
+            flavors[resource] = flavor
+            amount = units(resource, pod_set["usage"].get(resource))
+            if amount:
+                add_usage(usage, {flavor_resource(flavor, resource): amount})
+    return Standing(entry["result"], entry.get("clusterQueue"), flavors, usage,
+                    entry.get("reason") or "", entry.get("message") or "")
+
+
+def _queue_usage(standings: dict[str, Standing]) -> dict[str, dict[FR, int]]:
+    totals: dict[str, dict[FR, int]] = {}
+    for standing in standings.values():
+        if standing.state in HOLDING and standing.cluster_queue:
+            add_usage(totals.setdefault(standing.cluster_queue, {}), standing.usage)
+    return totals
+
+
+def _mark_preemptible(standings: dict[str, Standing], totals: dict[str, dict[FR, int]], setup: QueueSetup) -> None:
+    """A quota holder is open to reclamation when its queue, in a cohort, uses more than its
+    nominal quota of a flavor/resource the holder uses."""
+    borrowing: dict[str, set[FR]] = {}
+    for name, used in totals.items():
+        cq = setup.cluster_queues.get(name)
+        if cq is not None and cq.parent:
+            quotas = cq.quotas()
+            borrowing[name] = {fr for fr, amount in used.items()
+                               if amount > (quotas[fr].nominal if fr in quotas else 0)}
+    for standing in standings.values():
+        if standing.state in HOLDING and standing.cluster_queue in borrowing:
+            standing.preemptible = bool(borrowing[standing.cluster_queue] & set(standing.usage))
+
+
+def _flags(before: Standing, after: Standing) -> list[str]:
+    held_before, held_after = before.state in HOLDING, after.state in HOLDING
+    flags = []
+    if after.never and not before.never and before.state != "absent":
+        flags.append("never-admissible")
+    if held_before and not held_after and after.state != "absent":
+        flags.append("preempted" if after.state == "preempted" else "stranded")
+    if held_after and after.preemptible and not (held_before and before.preemptible):
+        flags.append("newly-preemptible")
+    if held_after and not held_before and before.state != "absent":
+        flags.append("started")
+    if held_before and held_after and before.flavors != after.flavors:
+        flags.append("flavor-changed")
+    return flags
+
+
+def _limits(setup: QueueSetup, kind: str, name: str, fr: FR, used: int, tree) -> dict[str, int | None] | None:
+    owners = setup.cluster_queues if kind == "ClusterQueue" else setup.cohorts
+    if name not in owners:
+        return None
+    quota = owners[name].quotas().get(fr)
+    node = (tree.queues if kind == "ClusterQueue" else tree.cohorts)[name]
+    found = {"nominal": quota.nominal if quota else 0,
+             "borrowingLimit": quota.borrowing_limit if quota else None,
+             "lendingLimit": quota.lending_limit if quota else None,
+             "usage": used}
+    if kind == "ClusterQueue":
+        found["maxCapacity"] = tree.potential_available(name, fr)
+    else:
+        found["subtreeQuota"] = node.subtree.get(fr, 0)
+    return found
+
+
+def _quota_rows(setup_b: QueueSetup, setup_a: QueueSetup, totals_b, totals_a) -> list[QuotaRow]:
+    trees = [_tree_with_usage(setup_b, totals_b), _tree_with_usage(setup_a, totals_a)]
+    rows = []
+    for kind, attr in (("ClusterQueue", "cluster_queues"), ("Cohort", "cohorts")):
+        for name in sorted(set(getattr(setup_b, attr)) | set(getattr(setup_a, attr))):
+            for fr in sorted(_pairs(kind, name, (setup_b, setup_a), trees)):
+                sides = [_limits(setup, kind, name, fr, _used(tree, kind, name, fr), tree)
+                         for setup, tree in zip((setup_b, setup_a), trees)]
+                if sides[0] != sides[1]:
+                    rows.append(QuotaRow(kind, name, fr[0], fr[1], sides[0], sides[1]))
+    return rows
+
+
+def _pairs(kind: str, name: str, setups, trees) -> set[FR]:
+    pairs: set[FR] = set()
+    for setup, tree in zip(setups, trees):
+        owners = setup.cluster_queues if kind == "ClusterQueue" else setup.cohorts
+        if name in owners:
+            node = (tree.queues if kind == "ClusterQueue" else tree.cohorts)[name]
+            pairs |= set(owners[name].quotas()) | set(node.usage) | set(node.subtree)
+    return pairs
+
+
+def _used(tree, kind: str, name: str, fr: FR) -> int:
+    nodes = tree.queues if kind == "ClusterQueue" else tree.cohorts
+    return nodes[name].usage.get(fr, 0) if name in nodes else 0
+
+
+def _tree_with_usage(setup: QueueSetup, totals: dict[str, dict[FR, int]]):
+    tree = setup.tree()
+    for name, used in totals.items():
+        if name in tree.queues:
+            tree.add_usage(name, used)
+    return tree
+
+
+def _placements(setup_b: QueueSetup, setup_a: QueueSetup) -> list[Placement]:
+    moved = []
+    for kind, attr in (("ClusterQueue", "cluster_queues"), ("Cohort", "cohorts")):
+        old, new = getattr(setup_b, attr), getattr(setup_a, attr)
+        for name in sorted(set(old) | set(new)):
+            parents = (old[name].parent if name in old else None, new[name].parent if name in new else None)
+            present = (name in old, name in new)
+            if parents[0] != parents[1] or present[0] != present[1]:
+                moved.append(Placement(kind, name, parents[0], parents[1], present))
+    return moved
+
+
+def _over_admitted(setup: QueueSetup, totals: dict[str, dict[FR, int]]) -> list[tuple[str, str, str]]:
+    """Queues and root cohorts holding more than they could be admitted now: Kueue admits
+    nothing more there, for that flavor/resource, until usage drops (no eviction)."""
+    tree = _tree_with_usage(setup, totals)
+    found = []
+    for name, node in sorted(tree.queues.items()):
+        for fr, used in sorted(node.usage.items()):
+            if used > tree.potential_available(name, fr):
+                found.append(("ClusterQueue", name, f"{fr[0]}/{fr[1]}"))
+    for name, node in sorted(tree.cohorts.items()):
+        if node.parent is None:
+            found += [("Cohort", name, f"{fr[0]}/{fr[1]}") for fr, used in sorted(node.usage.items())
+                      if used > node.subtree.get(fr, 0)]
+    return found
+
+
+def quantity_text(resource: str, limits: dict | None, key: str) -> str:
+    return "-" if limits is None else show(resource, limits.get(key))
