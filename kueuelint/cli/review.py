@@ -45,11 +45,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         review = compare(before.objects, after.objects, snapshot.objects, args.jobs)
     except InputError as exc:
-        return _fail(errors + exc.errors)
+        return report_errors(errors + exc.errors)
     review.findings = _after_findings(after_files, config)
-    _write(render(review, args.format), args.output)
+    write_text(render(review, args.format), args.output)
     if errors:
-        return _fail(errors)
+        return report_errors(errors)
     return EXIT_FINDINGS if review.fails(args.fail_on) else EXIT_OK
 
 
@@ -103,7 +103,7 @@ def _after_findings(files, config) -> list:
     return pipeline.check(pipeline.Inputs(files, []), config).findings
 
 
-def _write(text: str, output: str | None) -> None:
+def write_text(text: str, output: str | None) -> None:
     if output is None:
         sys.stdout.write(text)
         return
@@ -114,7 +114,7 @@ def _write(text: str, output: str | None) -> None:
         raise UsageError(f"cannot write {output}: {exc.strerror}") from None
 
 
-def _fail(errors: list[str]) -> int:
+def report_errors(errors: list[str]) -> int:
     for line in errors:
         print(f"kueuelint: error: {line}", file=sys.stderr)
     return EXIT_ERROR
