@@ -29,6 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="cluster snapshot: Workloads (running and waiting) and other objects (repeatable)")
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format")
     parser.add_argument("--output", "-o", metavar="FILE", help="write the report here instead of standard output")
+    parser.add_argument("--all", action="store_true", dest="every_workload",
+                        help="list every workload, also those whose fate stays the same")
     parser.add_argument("--fail-on", choices=("stranded", "preempted", "any"), default="stranded",
                         help="exit 1 when the change strands workloads (default), exposes them to "
                              "preemption, or changes anything at all")
@@ -47,26 +49,26 @@ def run(args: argparse.Namespace) -> int:
     except InputError as exc:
         return report_errors(errors + exc.errors)
     review.findings = _after_findings(after_files, config)
-    write_text(render(review, args.format), args.output)
+    write_text(render(review, args.format, args.every_workload), args.output)
     if errors:
         return report_errors(errors)
     return EXIT_FINDINGS if review.fails(args.fail_on) else EXIT_OK
 
 
-def render(review, fmt: str) -> str:
+def render(review, fmt: str, every_workload: bool = False) -> str:
     if fmt == "json":
         import json
 
         from kueuelint.report.review_json import review_json
 
-        return json.dumps(review_json(review), indent=2) + "\n"
+        return json.dumps(review_json(review, every_workload), indent=2) + "\n"
     if fmt == "markdown":
         from kueuelint.report.review_markdown import review_markdown
 
-        return review_markdown(review)
+        return review_markdown(review, every_workload)
     from kueuelint.report.review_text import review_text
 
-    return review_text(review)
+    return review_text(review, every_workload)
 
 
 def read_inputs(args: argparse.Namespace, config):

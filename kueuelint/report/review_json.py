@@ -11,13 +11,15 @@ FLAG_WORDS = {"stranded": "stranded", "never-admissible": "never admissible", "p
               "newly-preemptible": "newly preemptible", "started": "started", "flavor-changed": "flavor changed"}
 
 
-def review_json(review) -> dict:
+def review_json(review, every_workload: bool = False) -> dict:
+    """``every_workload``: list the workloads whose fate stays the same too."""
     changed = review.changed()
+    listed = review.fates if every_workload else changed
     return {
         "version": VERSION,
         "verdict": verdict(review),
         "counts": review.counts(),
-        "workloads": [_fate_json(fate) for fate in changed],
+        "workloads": [_fate_json(fate) for fate in listed],
         "unchanged": len(review.fates) - len(changed),
         "quotas": [_quota_json(row) for row in review.quotas],
         "placements": [_placement_json(p) for p in review.placements],

@@ -5,11 +5,12 @@ from __future__ import annotations
 from kueuelint.report.review_json import review_json
 
 
-def review_text(review) -> str:
-    data = review_json(review)
+def review_text(review, every_workload: bool = False) -> str:
+    data = review_json(review, every_workload)
     lines = [data["verdict"]]
     for fate in data["workloads"]:
-        lines.append(f"{fate['workload']}: {fate_line(fate)} [{', '.join(fate['flags'])}]")
+        flags = f" [{', '.join(fate['flags'])}]" if fate["flags"] else ""
+        lines.append(f"{fate['workload']}: {fate_line(fate)}{flags}")
         if fate["after"].get("message") and fate["after"]["state"] in ("pending", "inadmissible"):
             lines.append(f"  after: {fate['after']['message']}")
     if data["quotas"]:

@@ -85,6 +85,8 @@ class Review:
     over_admitted: list[tuple[str, str, str]]       # (kind, name, flavor/resource) after the change
     warnings: list[str]
     setups: tuple[QueueSetup, QueueSetup]
+    usage_after: dict[str, dict[FR, int]] = field(default_factory=dict)   # per ClusterQueue, after the change
+    waiting_after: dict[str, int] = field(default_factory=dict)           # per ClusterQueue
     findings: list = field(default_factory=list)    # check findings on the after setup
 
     def changed(self) -> list[Fate]:
@@ -170,8 +172,12 @@ def _review(sides, usage: SnapshotUsage, warnings: list[str]) -> Review:
         fate.flags = _flags(fate.before, fate.after)
         fates.append(fate)
     rows = _quota_rows(setup_b, setup_a, totals_b, totals_a)
+    waiting: dict[str, int] = {}
+    for standing in standing_a.values():
+        if standing.state == "pending" and standing.cluster_queue:
+            waiting[standing.cluster_queue] = waiting.get(standing.cluster_queue, 0) + 1
     return Review(fates, rows, _placements(setup_b, setup_a), _over_admitted(setup_a, totals_a),
-                  warnings, (setup_b, setup_a))
+                  warnings, (setup_b, setup_a), totals_a, waiting)
 
 
 def _standings(data: dict, usage: SnapshotUsage) -> dict[str, Standing]:
