@@ -1,0 +1,182 @@
+"""``kueuelint review``: the fates worked out by hand in fixtures/review/*/expect.yaml match the
+simulation, the JSON follows docs/review-json-schema.json, --baseline takes BEFORE from git,
+and bad input fails closed."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from kueuelint.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = REPO / "fixtures" / "review"
+CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / "expect.yaml").is_file())
+SCHEMA = json.loads((REPO / "docs" / "review-json-schema.json").read_text())
+
+
+def review(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["review", *argv])
+    return code, out.getvalue(), err.getvalue()
+
+
+def review_case(case: str, *extra: str) -> tuple[int, dict]:
+    folder = FIXTURES / case
+    code, out, _ = review(str(folder / "before"), str(folder / "after"), "--snapshot",
+                          str(folder / "snapshot.yaml"), "--format", "json", "--all", *extra)
+    return code, json.loads(out)
+
+
+def expectation(case: str) -> dict:
+    return yaml.safe_load((FIXTURES / case / "expect.yaml").read_text())
+
+
+def test_every_case_is_here():
+    assert set(CASES) == {"lower-nominal", "move-cohort", "remove-flavor", "comment-only"}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_fates_match_the_hand_worked_ones(case):
+    expect = expectation(case)
+    _, data = review_case(case)
+    found = {w["workload"]: {"before": w["before"]["state"], "after": w["after"]["state"], "flags": w["flags"]}
+             for w in data["workloads"]}
+    assert found == expect["fates"]
+    assert [f"{o['kind']} {o['name']} {o['flavorResource']}" for o in data["overAdmitted"]] == expect["overAdmitted"]
+    assert data["unchanged"] == sum(1 for fate in expect["fates"].values() if not fate["flags"])
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_json_follows_its_schema(case):
+    for every in ((), ("--all",)):
+        folder = FIXTURES / case
+        _, out, _ = review(str(folder / "before"), str(folder / "after"), "--snapshot",
+                           str(folder / "snapshot.yaml"), "--format", "json", *every)
+        jsonschema.validate(json.loads(out), SCHEMA)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_exit_status_follows_fail_on(case):
+    for fail_on, status in expectation(case)["exit"].items():
+        code, _ = review_case(case, "--fail-on", fail_on)
+        assert code == status, fail_on
+
+
+def test_quota_and_usage_deltas_of_a_lowered_quota():
+    _, data = review_case("lower-nominal")
+    rows = {(r["kind"], r["name"]): r for r in data["quotas"]}
+    team_a = rows["ClusterQueue", "team-a"]
+    assert (team_a["before"]["nominal"], team_a["after"]["nominal"]) == ("10", "4")
+    assert (team_a["before"]["borrowingLimit"], team_a["after"]["borrowingLimit"]) == (None, "0")
+    # a-running's 6 stay; a-pending's 3 are admitted before only
+    assert (team_a["before"]["usage"], team_a["after"]["usage"]) == ("9", "6")
+    cohort = rows["Cohort", "research"]
+    assert (cohort["before"]["subtreeQuota"], cohort["after"]["subtreeQuota"]) == ("20", "14")
+    assert any("evicts nothing" in note for note in data["notes"])
+
+
+def test_a_moved_queue_is_a_placement_change():
+    _, data = review_case("move-cohort")
+    assert data["placements"] == [{"kind": "ClusterQueue", "name": "alpha", "before": "shared", "after": "other",
+                                   "existsBefore": True, "existsAfter": True}]
+    assert data["changedTrees"] == ["other", "shared"]
+
+
+def test_text_report_names_each_changed_workload():
+    folder = FIXTURES / "remove-flavor"
+    code, out, _ = review(str(folder / "before"), str(folder / "after"), "--snapshot", str(folder / "snapshot.yaml"))
+    assert code == 1
+    assert out.splitlines()[0] == "1 stranded, 1 never admissible, 1 flavor changed (of 5 workloads compared)"
+    assert "ml/p2: admitted in train (cpu=spot) -> admitted in train (cpu=on-demand) [flavor-changed]" in out
+    assert "ml/p1" not in out
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
+                   env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+                        "GIT_COMMITTER_EMAIL": "t@example.com", "PATH": "/usr/bin:/bin", "HOME": str(cwd)})
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_baseline_takes_before_from_git(tmp_path, cli):
+    case = FIXTURES / "lower-nominal"
+    shutil.copytree(case / "before", tmp_path / "queues")
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "commit", "-qm", "queues")
+    shutil.copy(case / "after" / "queues.yaml", tmp_path / "queues" / "queues.yaml")
+    done = cli("review", "--baseline", "HEAD", "queues", "--snapshot", str(case / "snapshot.yaml"),
+               "--format", "json", "--all", cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    from_git = {w["workload"]: w["flags"] for w in json.loads(done.stdout)["workloads"]}
+    _, two_paths = review_case("lower-nominal")
+    assert from_git == {w["workload"]: w["flags"] for w in two_paths["workloads"]}
+
+
+def test_baseline_that_is_no_commit_is_a_usage_error(tmp_path, cli):
+    _git(tmp_path, "init", "-q")
+    done = cli("review", "--baseline", "no-such-ref", ".", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "--baseline no-such-ref" in done.stderr
+
+
+@pytest.mark.parametrize("argv", [
+    ["review", "only-one-path"],
+    ["review", "a", "b", "--fail-on", "stranded-ish"],
+    ["review", "a", "b", "--format", "sarif"],
+])
+def test_usage_errors_exit_2(argv, cli):
+    assert cli(*argv).returncode == 2
+
+
+def test_missing_path_is_an_error_not_a_pass(tmp_path):
+    folder = FIXTURES / "comment-only"
+    code, _, err = review(str(folder / "before"), str(tmp_path / "nope"), "--snapshot", str(folder / "snapshot.yaml"))
+    assert code == 2
+    assert "nope" in err
+
+
+def test_unreadable_after_file_names_its_position_and_the_run_goes_on(tmp_path):
+    folder = FIXTURES / "comment-only"
+    after = tmp_path / "after"
+    shutil.copytree(folder / "after", after)
+    (after / "broken.yaml").write_text("kind: ConfigMap\nmetadata: {name: x\n")
+    code, out, err = review(str(folder / "before"), str(after), "--snapshot", str(folder / "snapshot.yaml"))
+    assert code == 2
+    assert f"kueuelint: error: {after / 'broken.yaml'}:2:19: YAML syntax error" in err
+    assert out.startswith("no workload changes fate")
+
+
+def test_check_rules_run_on_the_after_setup(tmp_path):
+    folder = FIXTURES / "comment-only"
+    after = tmp_path / "after"
+    shutil.copytree(folder / "after", after)
+    text = (after / "queues.yaml").read_text()
+    # a v1beta1 spelling in a v1beta2 object: the API server rejects it (KQ407)
+    (after / "queues.yaml").write_text(text.replace("metadata: {name: team-b}\nspec:\n",
+                                                    "metadata: {name: team-b}\nspec:\n  admissionChecks: [gate]\n"))
+    code, out, _ = review(str(folder / "before"), str(after), "--snapshot", str(folder / "snapshot.yaml"),
+                          "--format", "json", "--fail-on", "any")
+    codes = {f["code"] for f in json.loads(out)["findings"]}
+    assert "KQ407" in codes
+    assert code == 1
+    code, _, _ = review(str(folder / "before"), str(folder / "after"), "--snapshot", str(folder / "snapshot.yaml"),
+                        "--fail-on", "any")
+    assert code == 0
+
+
+def test_jobs_of_the_repository_are_submitted(tmp_path):
+    _, data = review_case("move-cohort")
+    job = next(w for w in data["workloads"] if w["workload"] == "beta/beta-job")
+    assert job["source"]["kind"] == "Job"
+    assert job["before"]["state"] == job["after"]["state"] == "admitted"
