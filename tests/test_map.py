@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers_chromium import Browser, mermaid_parser
+from helpers_chromium import Browser, mermaid_parser, unavailable
 from kueuelint.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
@@ -48,8 +48,9 @@ def test_without_a_snapshot_there_is_no_usage():
     assert "cpu-std cpu: 32 (borrow 8)" in text
 
 
-@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz is not installed (apt-get install graphviz)")
 def test_dot_is_read_by_graphviz_with_every_queue():
+    if shutil.which("dot") is None:
+        unavailable("Graphviz is not installed (apt-get install graphviz)")
     svg = subprocess.run(["dot", "-Tsvg"], input=draw("dot"), capture_output=True, text=True, check=True).stdout
     titles = {line.strip()[7:-8] for line in svg.splitlines() if line.strip().startswith("<title>")}
     assert {f"cq_{name.replace('.', '_')}" for name in QUEUES} <= titles
