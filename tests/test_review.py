@@ -19,6 +19,7 @@ from kueuelint.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures" / "review"
+FIXTURE_MAP = FIXTURES / "map"
 CASES = sorted(p.name for p in FIXTURES.iterdir() if (p / "expect.yaml").is_file())
 SCHEMA = json.loads((REPO / "docs" / "review-json-schema.json").read_text())
 
@@ -180,3 +181,65 @@ def test_jobs_of_the_repository_are_submitted(tmp_path):
     job = next(w for w in data["workloads"] if w["workload"] == "beta/beta-job")
     assert job["source"]["kind"] == "Job"
     assert job["before"]["state"] == job["after"]["state"] == "admitted"
+
+
+def _changes(data: dict) -> dict:
+    changed = {w["workload"]: w for w in data["workloads"] if w["flags"]}
+    return {"workloads": changed, "counts": data["counts"], "quotas": data["quotas"],
+            "unchanged": data["unchanged"], "overAdmitted": data["overAdmitted"]}
+
+
+def _run(before: Path, after: Path, snapshot: Path, *extra: str) -> dict:
+    code, out, err = review(str(before), str(after), "--snapshot", str(snapshot), "--format", "json", *extra)
+    assert code in (0, 1), err
+    return json.loads(out)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_leaving_out_unreached_trees_changes_no_answer(case):
+    folder = FIXTURES / case
+    args = (folder / "before", folder / "after", folder / "snapshot.yaml")
+    assert _changes(_run(*args)) == _changes(_run(*args, "--all"))
+
+
+def test_workloads_of_trees_the_change_cannot_reach_are_not_simulated(tmp_path):
+    # lowering vision's quota reaches the org tree (research and prod below it), not sandbox
+    text = (FIXTURE_MAP / "queues.yaml").read_text()
+    (tmp_path / "after.yaml").write_text(text.replace("{name: cpu, nominalQuota: 32, borrowingLimit: 8}",
+                                                      "{name: cpu, nominalQuota: 30, borrowingLimit: 8}"))
+    (tmp_path / "sandbox-job.yaml").write_text(
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Workload\nmetadata: {name: toy, namespace: dev}\n"
+        "spec: {queueName: try, podSets: [{name: main, count: 1, template: {spec: {containers: "
+        "[{name: c, image: x, resources: {requests: {cpu: '1'}}}]}}}]}\n")
+    snapshot = tmp_path / "snapshot"
+    snapshot.mkdir()
+    shutil.copy(FIXTURE_MAP / "snapshot.yaml", snapshot / "workloads.yaml")
+    shutil.copy(tmp_path / "sandbox-job.yaml", snapshot / "toy.yaml")
+    args = (FIXTURE_MAP / "queues.yaml", tmp_path / "after.yaml", snapshot)
+    scoped, full = _run(*args), _run(*args, "--all")
+    assert _changes(scoped) == _changes(full)
+    assert "dev/toy" in {w["workload"] for w in full["workloads"]}
+    assert scoped["unchanged"] == full["unchanged"] == 6
+    assert scoped["changedTrees"] == ["org"]
+    from kueuelint.config import Config
+    from kueuelint.review.compare import compare
+    from kueuelint.review.inputs import read_objects
+
+    objects = [read_objects([str(p)], Config()).objects for p in args]
+    assert compare(*objects).skipped == 1       # dev/toy, in sandbox's tree
+    assert compare(*objects, every_workload=True).skipped == 0
+
+
+def test_a_change_outside_the_queue_kinds_reaches_every_tree(tmp_path):
+    from kueuelint.review.scope import changed_objects
+    from kueuelint.review.inputs import read_objects
+    from kueuelint.config import Config
+
+    before = tmp_path / "before.yaml"
+    before.write_text("apiVersion: kueue.x-k8s.io/v1beta2\nkind: WorkloadPriorityClass\n"
+                      "metadata: {name: high}\nvalue: 100\n")
+    after = tmp_path / "after.yaml"
+    after.write_text(before.read_text().replace("100", "200"))
+    read = [read_objects([str(p)], Config()).objects for p in (before, after)]
+    assert changed_objects(*read) is None
+    assert changed_objects(read[0], read[0]) == set()

@@ -40,14 +40,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     config = load_cli_config(args)
-    before, after, snapshot, after_files, errors = read_inputs(args, config)
+    from kueuelint import collector
     from kueuelint.admission import InputError
     from kueuelint.review.compare import compare
 
     try:
-        review = compare(before.objects, after.objects, snapshot.objects, args.jobs)
+        # Snapshot objects and both simulations' records live until the report is written.
+        with collector.paused(freeze=True):
+            before, after, snapshot, after_files, errors = read_inputs(args, config)
+            review = compare(before.objects, after.objects, snapshot.objects, args.jobs, args.every_workload)
     except InputError as exc:
-        return report_errors(errors + exc.errors)
+        return report_errors(exc.errors)
     review.findings = _after_findings(after_files, config)
     write_text(render(review, args.format, args.every_workload), args.output)
     if errors:

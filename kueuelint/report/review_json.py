@@ -20,7 +20,7 @@ def review_json(review, every_workload: bool = False) -> dict:
         "verdict": verdict(review),
         "counts": review.counts(),
         "workloads": [_fate_json(fate) for fate in listed],
-        "unchanged": len(review.fates) - len(changed),
+        "unchanged": review.compared() - len(changed),
         "quotas": [_quota_json(row) for row in review.quotas],
         "placements": [_placement_json(p) for p in review.placements],
         "overAdmitted": [{"kind": k, "name": n, "flavorResource": fr} for k, n, fr in review.over_admitted],
@@ -34,7 +34,7 @@ def review_json(review, every_workload: bool = False) -> dict:
 def verdict(review) -> str:
     counts = review.counts()
     parts = [f"{counts[flag]} {FLAG_WORDS[flag]}" for flag in FLAG_WORDS if counts[flag]]
-    total = len(review.fates)
+    total = review.compared()
     if not parts:
         return f"no workload changes fate ({total} workload{'s' if total != 1 else ''} compared)"
     return f"{', '.join(parts)} (of {total} workload{'s' if total != 1 else ''} compared)"

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from kueuelint.accounting.quota import FR, flavor_resource
 from kueuelint.review.setup import QueueSetup, read_setup, show, units
-from kueuelint.review.usage import SnapshotUsage, add_usage, read_usage
+from kueuelint.review.usage import WORKLOAD, SnapshotUsage, add_usage, read_usage
 
 HOLDING = ("running", "admitted", "preempting")      # states that hold (or will hold) quota
 NEVER_REASONS = ("NoMatchingFlavor", "ExceedsMaxQuota")
@@ -88,6 +88,10 @@ class Review:
     usage_after: dict[str, dict[FR, int]] = field(default_factory=dict)   # per ClusterQueue, after the change
     waiting_after: dict[str, int] = field(default_factory=dict)           # per ClusterQueue
     findings: list = field(default_factory=list)    # check findings on the after setup
+    skipped: int = 0        # snapshot Workloads out of the change's reach: not simulated, same fate
+
+    def compared(self) -> int:
+        return len(self.fates) + self.skipped
 
     def changed(self) -> list[Fate]:
         return [fate for fate in self.fates if fate.flags]
@@ -138,24 +142,42 @@ def _identity(obj) -> tuple:
     return obj.group, obj.kind, obj.namespace, obj.name
 
 
-def compare(before: list, after: list, snapshot: list, jobs: int | None = None) -> Review:
+def compare(before: list, after: list, snapshot: list, jobs: int | None = None,
+            every_workload: bool = False) -> Review:
     """Simulate ``snapshot`` with the objects of ``before``, then of ``after``, and compare.
     The sides' setup objects replace those of the snapshot with the same identity, and an
-    object the after side no longer has is gone from its cluster too."""
+    object the after side no longer has is gone from its cluster too. Snapshot Workloads of
+    cohort trees the change cannot reach are left out of both simulations (their fate is the
+    same on both sides) unless ``every_workload`` asks for each one's fate."""
     before_setup, before_jobs = split_setup(before)
     after_setup, after_jobs = split_setup(after)
     replaced = {_identity(obj) for obj in before_setup + after_setup}
     kept = [obj for obj in snapshot if _identity(obj) not in replaced]
-    usage = read_usage(kept)
+    setups = (read_setup(kept + before_setup), read_setup(kept + after_setup))
+    kept, skipped = _within_reach(kept, before_setup, after_setup, setups, every_workload)
     sides = []
     warnings: list[str] = []
-    for setup_objects, incoming in ((before_setup, before_jobs), (after_setup, after_jobs)):
+    for setup, setup_objects, incoming in ((setups[0], before_setup, before_jobs), (setups[1], after_setup, after_jobs)):
         from kueuelint.admission import admit
 
         _, data = admit(kept + setup_objects, incoming, None, jobs)
         warnings += [w for w in data.get("warnings", ()) if w not in warnings]
-        sides.append((read_setup(kept + setup_objects), data))
-    return _review(sides, usage, warnings)
+        sides.append((setup, data))
+    review = _review(sides, read_usage(kept), warnings)
+    review.skipped = skipped
+    return review
+
+
+def _within_reach(snapshot: list, before_setup: list, after_setup: list, setups, every_workload: bool):
+    """The snapshot without the Workloads of trees the change cannot reach, and how many left."""
+    from kueuelint.review.scope import changed_objects, touched_queues, workload_queues
+
+    changed = None if every_workload else changed_objects(before_setup, after_setup)
+    if changed is None:
+        return snapshot, 0
+    touched = touched_queues(changed, setups)
+    kept = [obj for obj in snapshot if obj.key != WORKLOAD or workload_queues(obj, setups) & touched]
+    return kept, len(snapshot) - len(kept)
 
 
 def _review(sides, usage: SnapshotUsage, warnings: list[str]) -> Review:
