@@ -43,7 +43,7 @@ def expectation(case: str) -> dict:
 
 
 def test_every_case_is_here():
-    assert set(CASES) == {"lower-nominal", "move-cohort", "remove-flavor", "comment-only"}
+    assert set(CASES) == {"lower-nominal", "move-cohort", "remove-flavor", "comment-only", "reclaim"}
 
 
 @pytest.mark.parametrize("case", CASES)

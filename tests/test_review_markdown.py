@@ -16,7 +16,7 @@ from kueuelint.cli import main
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures" / "review"
-CASES = ("lower-nominal", "move-cohort", "remove-flavor", "comment-only")
+CASES = ("lower-nominal", "move-cohort", "remove-flavor", "comment-only", "reclaim")
 
 
 def markdown(case: str) -> str:

@@ -32,7 +32,7 @@ def standing_text(standing: dict) -> str:
     if state in ("running", "admitted", "preempting"):
         flavors = ", ".join(f"{r}={f}" for r, f in standing["flavors"].items())
         return f"{state} in {standing['clusterQueue']}" + (f" ({flavors})" if flavors else "")
-    if state in ("pending", "inadmissible"):
+    if state in ("pending", "inadmissible", "preempted"):
         return f"{state} [{standing.get('reason', '')}]"
     return state
 

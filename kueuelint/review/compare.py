@@ -183,7 +183,8 @@ def _within_reach(snapshot: list, before_setup: list, after_setup: list, setups,
 def _review(sides, usage: SnapshotUsage, warnings: list[str]) -> Review:
     (setup_b, data_b), (setup_a, data_a) = sides
     standing_b, standing_a = _standings(data_b, usage), _standings(data_a, usage)
-    totals_b, totals_a = _queue_usage(standing_b), _queue_usage(standing_a)
+    held = usage.per_queue()
+    totals_b, totals_a = _queue_usage(standing_b, held, usage), _queue_usage(standing_a, held, usage)
     _mark_preemptible(standing_b, totals_b, setup_b)
     _mark_preemptible(standing_a, totals_a, setup_a)
     sources = {e["workload"]: e.get("source") or {} for data in (data_b, data_a) for e in data["workloads"]}
@@ -203,13 +204,16 @@ def _review(sides, usage: SnapshotUsage, warnings: list[str]) -> Review:
 
 
 def _standings(data: dict, usage: SnapshotUsage) -> dict[str, Standing]:
-    found = {h.key: Standing("running", h.cluster_queue, dict(h.flavors), dict(h.usage)) for h in usage.holders}
+    # the holders' flavor and usage dicts are shared by both sides: nothing changes them
+    found = {h.key: Standing("running", h.cluster_queue, h.flavors, h.usage) for h in usage.holders}
+    judged = {entry["workload"]: _standing_of(entry) for entry in data["workloads"]}
+    found.update(judged)
     for victim in data.get("preempted", ()):
-        held = found.get(victim["workload"])
-        if held is not None:
-            held.state, held.reason = "preempted", victim["reason"]
-    for entry in data["workloads"]:
-        found[entry["workload"]] = _standing_of(entry)
+        # a preempted holder is queued again: it counts as preempted unless admitted anew
+        standing = found.get(victim["workload"])
+        again = judged.get(victim["workload"])
+        if standing is not None and (again is None or again.state not in HOLDING):
+            standing.state, standing.reason = "preempted", victim["reason"]
     return found
 
 
@@ -226,9 +230,18 @@ def _standing_of(entry: dict) -> Standing:
                     entry.get("reason") or "", entry.get("message") or "")
 
 
-def _queue_usage(standings: dict[str, Standing]) -> dict[str, dict[FR, int]]:
-    totals: dict[str, dict[FR, int]] = {}
-    for standing in standings.values():
+def _queue_usage(standings: dict[str, Standing], held: dict[str, dict[FR, int]],
+                 usage: SnapshotUsage) -> dict[str, dict[FR, int]]:
+    """Usage per ClusterQueue at the end of a simulation: the snapshot's holders (``held``),
+    less those that no longer run as they did, plus the workloads admitted."""
+    totals = {name: dict(amounts) for name, amounts in held.items()}
+    holders = {h.key: h for h in usage.holders}
+    for key, standing in standings.items():
+        if standing.state == "running":
+            continue
+        holder = holders.get(key)
+        if holder is not None:
+            add_usage(totals[holder.cluster_queue], holder.usage, -1)
         if standing.state in HOLDING and standing.cluster_queue:
             add_usage(totals.setdefault(standing.cluster_queue, {}), standing.usage)
     return totals
