@@ -34,7 +34,8 @@ def draw(fmt: str, *extra: str, snapshot: bool = True) -> str:
 def test_mermaid_nests_hierarchical_cohorts_and_links_local_queues():
     text = draw("mermaid")
     lines = [line.strip() for line in text.splitlines()]
-    org, research = lines.index('subgraph cohort_org["Cohort org"]'), lines.index('subgraph cohort_research["Cohort research"]')
+    org = lines.index('subgraph cohort_org["Cohort org"]')
+    research = lines.index('subgraph cohort_research["Cohort research"]')
     assert org < research
     assert "lq_research_train --> cq_vision" in lines
     assert any(line.startswith("cq_nlp_team -.-> check_budget_approval") for line in lines)
@@ -94,7 +95,8 @@ def test_html_map_in_chromium(browser, tmp_path):
                  "-o", str(page)]) == 0
     browser.open(page.as_uri())
     cards = browser.evaluate("Array.from(document.querySelectorAll('.cq')).map(card => ({name: card.dataset.cq, "
-                             "width: card.getBoundingClientRect().width, bars: card.querySelectorAll('svg.bar').length}))")
+                             "width: card.getBoundingClientRect().width, "
+                             "bars: card.querySelectorAll('svg.bar').length}))")
     assert {card["name"] for card in cards} == QUEUES
     assert all(card["width"] > 100 and card["bars"] >= 1 for card in cards)
     nested = browser.evaluate("!!document.querySelector('[data-cohort=org] [data-cohort=research] [data-cq=vision]')")

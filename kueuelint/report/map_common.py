@@ -29,7 +29,8 @@ class Ids:
 
 def quota_line(row) -> str:
     """``flavor cpu: 10 (borrow 0, lend 2), used 6``: only the limits that are set."""
-    parts = [f"{row.flavor} {row.resource}: {show(row.resource, row.nominal) if row.nominal is not None else 'no quota'}"]
+    nominal = show(row.resource, row.nominal) if row.nominal is not None else "no quota"
+    parts = [f"{row.flavor} {row.resource}: {nominal}"]
     limits = [f"{word} {show(row.resource, value)}" for word, value in
               (("borrow", row.borrowing_limit), ("lend", row.lending_limit)) if value is not None]
     text = parts[0] + (f" ({', '.join(limits)})" if limits else "")
@@ -43,4 +44,18 @@ def queue_lines(queue) -> list[str]:
     lines += [quota_line(row) for row in queue.rows]
     if queue.pending is not None:
         lines.append(f"{queue.pending} waiting")
+    return lines
+
+
+def cohort_lines(cohort, indent: str, shapes) -> list[str]:
+    """A cohort with everything below it, nested by indentation; ``shapes`` (a renderer's)
+    says how the cohort opens and closes, and how its quota and its queues look."""
+    lines = [indent + line for line in shapes.opening(cohort)]
+    if cohort.rows:
+        quota = ["quota of the cohort"] + [quota_line(row) for row in cohort.rows]
+        lines.append(f"{indent}  {shapes.cohort_quota(cohort, quota)}")
+    for child in cohort.cohorts:
+        lines += cohort_lines(child, indent + "  ", shapes)
+    lines += [f"{indent}  {shapes.queue(queue)}" for queue in cohort.queues]
+    lines.append(indent + shapes.closing)
     return lines

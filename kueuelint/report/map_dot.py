@@ -3,16 +3,17 @@ ClusterQueue, dashed edges lead to admission checks and topologies."""
 
 from __future__ import annotations
 
-from kueuelint.report.map_common import Ids, queue_lines, quota_line
+from kueuelint.report.map_common import Ids, cohort_lines, queue_lines
 
 
 def map_dot(queue_map) -> str:
     ids = Ids()
     lines = ["digraph kueue {", "  rankdir=LR;", '  node [shape=box, fontname="Helvetica", fontsize=10];',
              '  edge [fontname="Helvetica", fontsize=9];']
+    shapes = _Shapes(ids)
     for cohort in queue_map.cohorts:
-        lines += _cohort(cohort, ids, "  ")
-    lines += [f"  {_queue(queue, ids)}" for queue in queue_map.queues]
+        lines += cohort_lines(cohort, "  ", shapes)
+    lines += [f"  {shapes.queue(queue)}" for queue in queue_map.queues]
     drawn = {q.name for q in queue_map.all_queues()}
     for namespace, queues in queue_map.local_queues.items():
         lines.append(f"  subgraph cluster_{ids('ns', namespace)} {{")
@@ -36,21 +37,21 @@ def quote(text: str) -> str:
     return '"' + escaped.replace("\n", "\\l") + ("\\l" if "\n" in text else "") + '"'
 
 
-def _queue(queue, ids: Ids) -> str:
-    return f"{ids('cq', queue.name)} [label={quote(chr(10).join(queue_lines(queue)))}];"
+class _Shapes:
+    closing = "}"
 
+    def __init__(self, ids: Ids) -> None:
+        self.ids = ids
 
-def _cohort(cohort, ids: Ids, indent: str) -> list[str]:
-    lines = [f"{indent}subgraph cluster_{ids('cohort', cohort.name)} {{",
-             f"{indent}  label={quote('Cohort ' + cohort.name)}; style=rounded;"]
-    if cohort.rows:
-        text = "\n".join(["quota of the cohort"] + [quota_line(row) for row in cohort.rows])
-        lines.append(f"{indent}  {ids('cohortquota', cohort.name)} [shape=note, label={quote(text)}];")
-    for child in cohort.cohorts:
-        lines += _cohort(child, ids, indent + "  ")
-    lines += [f"{indent}  {_queue(queue, ids)}" for queue in cohort.queues]
-    lines.append(f"{indent}}}")
-    return lines
+    def opening(self, cohort) -> list[str]:
+        return [f"subgraph cluster_{self.ids('cohort', cohort.name)} {{",
+                f"  label={quote('Cohort ' + cohort.name)}; style=rounded;"]
+
+    def cohort_quota(self, cohort, lines: list[str]) -> str:
+        return f"{self.ids('cohortquota', cohort.name)} [shape=note, label={quote(chr(10).join(lines))}];"
+
+    def queue(self, queue) -> str:
+        return f"{self.ids('cq', queue.name)} [label={quote(chr(10).join(queue_lines(queue)))}];"
 
 
 def _checks_and_topologies(queue_map, ids: Ids) -> list[str]:
@@ -59,7 +60,8 @@ def _checks_and_topologies(queue_map, ids: Ids) -> list[str]:
         text = f"AdmissionCheck {name}" + (f"\n{controller}" if controller else "")
         lines.append(f"  {ids('check', name)} [shape=hexagon, label={quote(text)}];")
     for name, levels in queue_map.topologies.items():
-        lines.append(f"  {ids('topology', name)} [shape=folder, label={quote(chr(10).join(['Topology ' + name] + levels))}];")
+        text = "\n".join(["Topology " + name] + levels)
+        lines.append(f"  {ids('topology', name)} [shape=folder, label={quote(text)}];")
     for queue in queue_map.all_queues():
         lines += [f"  {ids('cq', queue.name)} -> {ids('check', check)} [style=dashed];"
                   for check in queue.admission_checks]

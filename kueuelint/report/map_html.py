@@ -89,7 +89,8 @@ def _queue(queue, queue_map) -> str:
     rows = "".join(f'<div class="row">{escape(quota_line(row))}<br>{_bar(row)}</div>' for row in queue.rows)
     meta = "".join(f'<div class="meta">{escape(text)}</div>' for text in extra)
     classes = "cq stopped" if queue.stopped else "cq"
-    return (f'<div class="{classes}" data-cq="{escape(queue.name)}" data-info="{escape(json.dumps(info))}" tabindex="0">'
+    return (f'<div class="{classes}" data-cq="{escape(queue.name)}" data-info="{escape(json.dumps(info))}"'
+            ' tabindex="0">'
             f"<h3>{escape(queue.name)}</h3>{rows}{meta}</div>")
 
 
@@ -133,6 +134,7 @@ def _others(queue_map) -> str:
         items = "".join(f"<li>{escape(n)}: {escape(c or '-')}</li>" for n, c in queue_map.admission_checks.items())
         parts.append(f"<section><h2>AdmissionChecks</h2><ul>{items}</ul></section>")
     if queue_map.topologies:
-        items = "".join(f"<li>{escape(n)}: {escape(' > '.join(levels))}</li>" for n, levels in queue_map.topologies.items())
+        items = "".join(f"<li>{escape(n)}: {escape(' > '.join(levels))}</li>"
+                        for n, levels in queue_map.topologies.items())
         parts.append(f"<section><h2>Topologies</h2><ul>{items}</ul></section>")
     return "".join(parts)

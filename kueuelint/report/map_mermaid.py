@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from kueuelint.report.map_common import Ids, queue_lines, quota_line
+from kueuelint.report.map_common import Ids, cohort_lines, queue_lines
 
 
 def map_mermaid(queue_map) -> str:
     ids = Ids()
     lines = ["flowchart LR"]
+    shapes = _Shapes(ids)
     for cohort in queue_map.cohorts:
-        lines += _cohort(cohort, ids, "  ")
-    for queue in queue_map.queues:
-        lines.append(f"  {_queue_node(queue, ids)}")
+        lines += cohort_lines(cohort, "  ", shapes)
+    lines += [f"  {shapes.queue(queue)}" for queue in queue_map.queues]
     drawn = {q.name for q in queue_map.all_queues()}
     lines += _local_queues(queue_map, ids, drawn)
     lines += _checks_and_topologies(queue_map, ids)
@@ -25,20 +25,20 @@ def label(lines: list[str]) -> str:
     return '"' + "<br/>".join(escaped) + '"'
 
 
-def _queue_node(queue, ids: Ids) -> str:
-    return f"{ids('cq', queue.name)}[{label(queue_lines(queue))}]"
+class _Shapes:
+    closing = "end"
 
+    def __init__(self, ids: Ids) -> None:
+        self.ids = ids
 
-def _cohort(cohort, ids: Ids, indent: str) -> list[str]:
-    lines = [f"{indent}subgraph {ids('cohort', cohort.name)}[{label(['Cohort ' + cohort.name])}]"]
-    if cohort.rows:
-        quota = ["quota of the cohort"] + [quota_line(row) for row in cohort.rows]
-        lines.append(f"{indent}  {ids('cohortquota', cohort.name)}[{label(quota)}]")
-    for child in cohort.cohorts:
-        lines += _cohort(child, ids, indent + "  ")
-    lines += [f"{indent}  {_queue_node(queue, ids)}" for queue in cohort.queues]
-    lines.append(f"{indent}end")
-    return lines
+    def opening(self, cohort) -> list[str]:
+        return [f"subgraph {self.ids('cohort', cohort.name)}[{label(['Cohort ' + cohort.name])}]"]
+
+    def cohort_quota(self, cohort, lines: list[str]) -> str:
+        return f"{self.ids('cohortquota', cohort.name)}[{label(lines)}]"
+
+    def queue(self, queue) -> str:
+        return f"{self.ids('cq', queue.name)}[{label(queue_lines(queue))}]"
 
 
 def _local_queues(queue_map, ids: Ids, drawn: set[str]) -> list[str]:
@@ -66,5 +66,6 @@ def _checks_and_topologies(queue_map, ids: Ids) -> list[str]:
         for flavor, topology in queue.topologies.items():
             levels = queue_map.topologies.get(topology, [])
             text = [f"Topology {topology}"] + levels
-            lines.append(f"  {ids('cq', queue.name)} -. {label([flavor])} .-> {ids('topology', topology)}[/{label(text)}/]")
+            target = f"{ids('topology', topology)}[/{label(text)}/]"
+            lines.append(f"  {ids('cq', queue.name)} -. {label([flavor])} .-> {target}")
     return lines

@@ -15,7 +15,7 @@ def review_markdown(review, every_workload: bool = False) -> str:
     data = review_json(review, every_workload)
     icon = ":warning:" if any(data["counts"][f] for f in ("stranded", "never-admissible", "preempted",
                                                             "newly-preemptible")) else ":white_check_mark:"
-    lines = [f"### kueuelint review", "", f"{icon} **{cell(data['verdict'])}**", ""]
+    lines = ["### kueuelint review", "", f"{icon} **{cell(data['verdict'])}**", ""]
     if data["workloads"]:
         lines += ["| workload | before | after | change |", "|---|---|---|---|"]
         lines += [f"| `{cell(f['workload'])}` | {cell(standing_text(f['before']))} | "

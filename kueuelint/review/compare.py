@@ -157,9 +157,9 @@ def compare(before: list, after: list, snapshot: list, jobs: int | None = None,
     kept, skipped = _within_reach(kept, before_setup, after_setup, setups, every_workload)
     sides = []
     warnings: list[str] = []
-    for setup, setup_objects, incoming in ((setups[0], before_setup, before_jobs), (setups[1], after_setup, after_jobs)):
-        from kueuelint.admission import admit
+    from kueuelint.admission import admit
 
+    for setup, setup_objects, incoming in zip(setups, (before_setup, after_setup), (before_jobs, after_jobs)):
         _, data = admit(kept + setup_objects, incoming, None, jobs)
         warnings += [w for w in data.get("warnings", ()) if w not in warnings]
         sides.append((setup, data))
