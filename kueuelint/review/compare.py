@@ -187,7 +187,8 @@ def _review(sides, usage: SnapshotUsage, warnings: list[str]) -> Review:
     totals_b, totals_a = _queue_usage(standing_b, held, usage), _queue_usage(standing_a, held, usage)
     _mark_preemptible(standing_b, totals_b, setup_b)
     _mark_preemptible(standing_a, totals_a, setup_a)
-    sources = {e["workload"]: e.get("source") or {} for data in (data_b, data_a) for e in data["workloads"]}
+    sources = {h.key: h.source for h in usage.holders}
+    sources.update((e["workload"], e.get("source") or {}) for data in (data_b, data_a) for e in data["workloads"])
     fates = []
     for key in sorted(set(standing_b) | set(standing_a)):
         fate = Fate(key, sources.get(key, {"kind": "Workload"}), standing_b.get(key, Standing()),

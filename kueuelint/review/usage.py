@@ -23,6 +23,7 @@ class Holder:
     cluster_queue: str
     flavors: dict[str, str]         # resource -> flavor, over all pod sets
     usage: dict[FR, int]
+    source: dict                    # file, line, kind and name, as the dry admission gives them
 
 
 @dataclass
@@ -73,7 +74,8 @@ def _holder(obj, status: dict) -> Holder | None:
     for assignment in admission.get("podSetAssignments") or ():
         if isinstance(assignment, dict) and isinstance(assignment.get("flavors"), dict):
             _read_assignment(assignment, flavors, usage)
-    return Holder(f"{obj.namespace}/{obj.name}", admission["clusterQueue"], flavors, usage)
+    source = {"file": obj.doc.source.path, "line": obj.doc.line, "kind": obj.kind, "name": obj.name}
+    return Holder(f"{obj.namespace}/{obj.name}", admission["clusterQueue"], flavors, usage, source)
 
 
 def _read_assignment(assignment: dict, flavors: dict[str, str], usage: dict[FR, int]) -> None:
