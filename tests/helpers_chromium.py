@@ -59,6 +59,7 @@ class Browser:
         self._buffer = b""
         self._next_id = 0
         self.events: list[dict] = []
+        self.dialogs: list[str] = []        # messages of alert(), confirm() and prompt()
         target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
         self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         self.call("Page.enable", session=True)
@@ -88,7 +89,14 @@ class Browser:
                 raise RuntimeError("Chromium closed the DevTools pipe")
             self._buffer += chunk
         message, _, self._buffer = self._buffer.partition(b"\0")
-        return json.loads(message)
+        found = json.loads(message)
+        if found.get("method") == "Page.javascriptDialogOpening":
+            # an alert() would block the page, and every later call, until answered
+            self.dialogs.append(found["params"].get("message", ""))
+            answer = {"id": -len(self.dialogs), "method": "Page.handleJavaScriptDialog",     # ids no call waits for
+                      "params": {"accept": False}, "sessionId": self.session}
+            os.write(self._commands, json.dumps(answer).encode() + b"\0")
+        return found
 
     def open(self, url: str, timeout: float = 60) -> None:
         self.events.clear()

@@ -122,3 +122,20 @@ def test_html_map_is_one_file_that_links_nothing():
     html = draw("html")
     assert "src=" not in html and "href=" not in html and "@import" not in html and "url(" not in html
     assert "default-src 'none'" in html
+
+
+def test_names_cannot_inject_markup(browser, tmp_path):
+    hostile = 'x"><img src=leak onerror=alert(1)>'
+    (tmp_path / "queues.yaml").write_text(
+        "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\n"
+        f"metadata: {{name: '{hostile}'}}\nspec:\n  resourceGroups:\n  - coveredResources: [cpu]\n"
+        f"    flavors: [{{name: '<i>f</i>', resources: [{{name: cpu, nominalQuota: 1}}]}}]\n")
+    page = tmp_path / "map.html"
+    assert main(["map", str(tmp_path / "queues.yaml"), "--format", "html", "-o", str(page)]) == 0
+    browser.open(page.as_uri())
+    browser.evaluate("document.querySelector('.cq').click(); true")
+    assert browser.evaluate("document.querySelectorAll('img, i').length") == 0
+    assert browser.dialogs == []
+    assert browser.evaluate("document.querySelector('.cq').dataset.cq") == hostile
+    assert hostile in browser.evaluate("document.getElementById('details').innerText")
+    assert browser.requests() == [page.as_uri()]

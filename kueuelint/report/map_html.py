@@ -60,7 +60,6 @@ def map_html(queue_map) -> str:
     body.append(_local_queues(queue_map))
     body.append(_others(queue_map))
     panel = '<aside id="details"><h2>Details</h2><p class="meta">Hover over or click a ClusterQueue.</p></aside>'
-    # escape() keeps the page free of anything a name could smuggle in; the page is one file.
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
             "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">"
@@ -85,7 +84,9 @@ def _queue(queue, queue_map) -> str:
         extra.append(f"{queue.pending} workload(s) waiting")
     if queue.stopped:
         extra.append("stopped: admits nothing")
-    info = {"name": queue.name, "rows": [_row_numbers(row) for row in queue.rows], "extra": extra}
+    # the script writes these into the page as HTML: escaped here, like every name below
+    info = {"name": escape(queue.name), "rows": [_row_numbers(row) for row in queue.rows],
+            "extra": [escape(text) for text in extra]}
     rows = "".join(f'<div class="row">{escape(quota_line(row))}<br>{_bar(row)}</div>' for row in queue.rows)
     meta = "".join(f'<div class="meta">{escape(text)}</div>' for text in extra)
     classes = "cq stopped" if queue.stopped else "cq"
@@ -95,9 +96,10 @@ def _queue(queue, queue_map) -> str:
 
 
 def _row_numbers(row) -> dict:
-    return {"flavor": escape(row.flavor), "resource": escape(row.resource),
-            "nominal": show(row.resource, row.nominal), "borrowingLimit": show(row.resource, row.borrowing_limit),
-            "lendingLimit": show(row.resource, row.lending_limit), "usage": show(row.resource, row.usage)}
+    numbers = {"flavor": row.flavor, "resource": row.resource, "nominal": show(row.resource, row.nominal),
+               "borrowingLimit": show(row.resource, row.borrowing_limit),
+               "lendingLimit": show(row.resource, row.lending_limit), "usage": show(row.resource, row.usage)}
+    return {key: escape(value) for key, value in numbers.items()}
 
 
 def _bar(row) -> str:
