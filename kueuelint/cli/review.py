@@ -33,7 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="list every workload, also those whose fate stays the same")
     parser.add_argument("--fail-on", choices=("stranded", "preempted", "any"), default="stranded",
                         help="exit 1 when the change strands workloads (default), exposes them to "
-                             "preemption, or changes anything at all")
+                             "preemption, or changes anything at all (a fate, a quota, a queue's cohort) "
+                             "or check finds an error in AFTER")
     add_jobs_argument(parser, "large snapshots: cohort trees are simulated apart")
     add_config_file_argument(parser)
 

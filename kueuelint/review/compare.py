@@ -22,7 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kueuelint.accounting.quota import FR, flavor_resource
-from kueuelint.review.setup import QueueSetup, read_setup, show, units
+from kueuelint.review.deltas import Placement, QuotaRow, over_admitted, placements, quota_rows
+from kueuelint.review.setup import QueueSetup, read_setup, units
 from kueuelint.review.usage import WORKLOAD, SnapshotUsage, add_usage, read_usage
 
 HOLDING = ("running", "admitted", "preempting")      # states that hold (or will hold) quota
@@ -59,25 +60,6 @@ class Fate:
 
 
 @dataclass
-class QuotaRow:
-    kind: str                       # ClusterQueue | Cohort
-    name: str
-    flavor: str
-    resource: str
-    before: dict[str, int | None] | None
-    after: dict[str, int | None] | None
-
-
-@dataclass
-class Placement:
-    kind: str
-    name: str
-    before: str | None              # parent cohort (None: none, or absent)
-    after: str | None
-    present: tuple[bool, bool]
-
-
-@dataclass
 class Review:
     fates: list[Fate]
     quotas: list[QuotaRow]
@@ -101,7 +83,8 @@ class Review:
 
     def fails(self, fail_on: str) -> bool:
         if fail_on == "any":
-            return bool(self.changed() or self.quotas or self.placements or self.findings)
+            errors = any(str(finding.severity) == "error" for finding in self.findings)
+            return bool(self.changed() or self.quotas or self.placements or errors)
         return any(flag in fate.flags for fate in self.fates for flag in FAIL_ON[fail_on])
 
     def changed_roots(self) -> set[str]:
@@ -195,12 +178,12 @@ def _review(sides, usage: SnapshotUsage, warnings: list[str]) -> Review:
                     standing_a.get(key, Standing()))
         fate.flags = _flags(fate.before, fate.after)
         fates.append(fate)
-    rows = _quota_rows(setup_b, setup_a, totals_b, totals_a)
+    rows = quota_rows(setup_b, setup_a, totals_b, totals_a)
     waiting: dict[str, int] = {}
     for standing in standing_a.values():
         if standing.state == "pending" and standing.cluster_queue:
             waiting[standing.cluster_queue] = waiting.get(standing.cluster_queue, 0) + 1
-    return Review(fates, rows, _placements(setup_b, setup_a), _over_admitted(setup_a, totals_a),
+    return Review(fates, rows, placements(setup_b, setup_a), over_admitted(setup_a, totals_a),
                   warnings, (setup_b, setup_a), totals_a, waiting)
 
 
@@ -277,88 +260,3 @@ def _flags(before: Standing, after: Standing) -> list[str]:
     if held_before and held_after and before.flavors != after.flavors:
         flags.append("flavor-changed")
     return flags
-
-
-def _limits(setup: QueueSetup, kind: str, name: str, fr: FR, used: int, tree) -> dict[str, int | None] | None:
-    owners = setup.cluster_queues if kind == "ClusterQueue" else setup.cohorts
-    if name not in owners:
-        return None
-    quota = owners[name].quotas().get(fr)
-    node = (tree.queues if kind == "ClusterQueue" else tree.cohorts)[name]
-    found = {"nominal": quota.nominal if quota else 0,
-             "borrowingLimit": quota.borrowing_limit if quota else None,
-             "lendingLimit": quota.lending_limit if quota else None,
-             "usage": used}
-    if kind == "ClusterQueue":
-        found["maxCapacity"] = tree.potential_available(name, fr)
-    else:
-        found["subtreeQuota"] = node.subtree.get(fr, 0)
-    return found
-
-
-def _quota_rows(setup_b: QueueSetup, setup_a: QueueSetup, totals_b, totals_a) -> list[QuotaRow]:
-    trees = [_tree_with_usage(setup_b, totals_b), _tree_with_usage(setup_a, totals_a)]
-    rows = []
-    for kind, attr in (("ClusterQueue", "cluster_queues"), ("Cohort", "cohorts")):
-        for name in sorted(set(getattr(setup_b, attr)) | set(getattr(setup_a, attr))):
-            for fr in sorted(_pairs(kind, name, (setup_b, setup_a), trees)):
-                sides = [_limits(setup, kind, name, fr, _used(tree, kind, name, fr), tree)
-                         for setup, tree in zip((setup_b, setup_a), trees)]
-                if sides[0] != sides[1]:
-                    rows.append(QuotaRow(kind, name, fr[0], fr[1], sides[0], sides[1]))
-    return rows
-
-
-def _pairs(kind: str, name: str, setups, trees) -> set[FR]:
-    pairs: set[FR] = set()
-    for setup, tree in zip(setups, trees):
-        owners = setup.cluster_queues if kind == "ClusterQueue" else setup.cohorts
-        if name in owners:
-            node = (tree.queues if kind == "ClusterQueue" else tree.cohorts)[name]
-            pairs |= set(owners[name].quotas()) | set(node.usage) | set(node.subtree)
-    return pairs
-
-
-def _used(tree, kind: str, name: str, fr: FR) -> int:
-    nodes = tree.queues if kind == "ClusterQueue" else tree.cohorts
-    return nodes[name].usage.get(fr, 0) if name in nodes else 0
-
-
-def _tree_with_usage(setup: QueueSetup, totals: dict[str, dict[FR, int]]):
-    tree = setup.tree()
-    for name, used in totals.items():
-        if name in tree.queues:
-            tree.add_usage(name, used)
-    return tree
-
-
-def _placements(setup_b: QueueSetup, setup_a: QueueSetup) -> list[Placement]:
-    moved = []
-    for kind, attr in (("ClusterQueue", "cluster_queues"), ("Cohort", "cohorts")):
-        old, new = getattr(setup_b, attr), getattr(setup_a, attr)
-        for name in sorted(set(old) | set(new)):
-            parents = (old[name].parent if name in old else None, new[name].parent if name in new else None)
-            present = (name in old, name in new)
-            if parents[0] != parents[1] or present[0] != present[1]:
-                moved.append(Placement(kind, name, parents[0], parents[1], present))
-    return moved
-
-
-def _over_admitted(setup: QueueSetup, totals: dict[str, dict[FR, int]]) -> list[tuple[str, str, str]]:
-    """Queues and root cohorts holding more than they could be admitted now: Kueue admits
-    nothing more there, for that flavor/resource, until usage drops (no eviction)."""
-    tree = _tree_with_usage(setup, totals)
-    found = []
-    for name, node in sorted(tree.queues.items()):
-        for fr, used in sorted(node.usage.items()):
-            if used > tree.potential_available(name, fr):
-                found.append(("ClusterQueue", name, f"{fr[0]}/{fr[1]}"))
-    for name, node in sorted(tree.cohorts.items()):
-        if node.parent is None:
-            found += [("Cohort", name, f"{fr[0]}/{fr[1]}") for fr, used in sorted(node.usage.items())
-                      if used > node.subtree.get(fr, 0)]
-    return found
-
-
-def quantity_text(resource: str, limits: dict | None, key: str) -> str:
-    return "-" if limits is None else show(resource, limits.get(key))
