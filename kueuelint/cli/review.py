@@ -48,11 +48,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         # Snapshot objects and both simulations' records live until the report is written.
         with collector.paused(freeze=True):
-            before, after, snapshot, after_files, errors = read_inputs(args, config)
+            before, after, snapshot, after_run, errors = read_inputs(args, config)
             review = compare(before.objects, after.objects, snapshot.objects, args.jobs, args.every_workload)
     except InputError as exc:
         return report_errors(exc.errors)
-    review.findings = _after_findings(after_files, config)
+    review.findings = _after_findings(after_run, config)
     write_text(render(review, args.format, args.every_workload), args.output)
     if errors:
         return report_errors(errors)
@@ -76,7 +76,7 @@ def render(review, fmt: str, every_workload: bool = False) -> str:
 
 
 def read_inputs(args: argparse.Namespace, config):
-    """The objects of BEFORE, AFTER and the snapshot, AFTER's files (for the rules) and one-line
+    """The objects of BEFORE, AFTER and the snapshot, AFTER's Run (for the rules) and one-line
     errors about input that could not be read."""
     from kueuelint.review.inputs import read_files, read_objects
 
@@ -89,9 +89,11 @@ def read_inputs(args: argparse.Namespace, config):
         after_paths = args.paths or ["."]
         before = read_files(_files_at(args.baseline, after_paths, config), config)
     after = read_objects(after_paths, config)
-    snapshot = read_objects(args.snapshot, config, jobs=args.jobs)
+    from kueuelint.cores import default_jobs
+
+    snapshot = read_objects(args.snapshot, config, jobs=args.jobs or default_jobs())   # a large file: two readers
     errors = before.errors + after.errors + snapshot.errors
-    return before, after, snapshot, after.files, errors
+    return before, after, snapshot, after.run, errors
 
 
 def _files_at(revision: str, paths: list[str], config) -> list:
@@ -103,10 +105,10 @@ def _files_at(revision: str, paths: list[str], config) -> list:
         raise UsageError(f"--baseline {revision}: {exc}") from None
 
 
-def _after_findings(files, config) -> list:
+def _after_findings(run, config) -> list:
     from kueuelint import pipeline
 
-    return pipeline.check(pipeline.Inputs(files, []), config).findings
+    return pipeline.check(run, config).findings
 
 
 def write_text(text: str, output: str | None) -> None:

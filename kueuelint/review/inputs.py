@@ -1,9 +1,9 @@
-"""The one input step of ``review`` and ``map``: paths and the configuration in, objects out."""
+"""The one input step of ``review`` and ``map``: paths and the configuration in, through the
+front door (``kueuelint.run``), a Run and its problems out."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
 
 # Loader notes that leave the data readable: the rules of ``check`` report them, the run goes on.
 READABLE_PROBLEMS = ("duplicate-key", "yaml11-scalar", "unsafe-tag", "unknown-tag", "non-string-key")
@@ -12,26 +12,34 @@ READABLE_PROBLEMS = ("duplicate-key", "yaml11-scalar", "unsafe-tag", "unknown-ta
 @dataclass
 class Objects:
     objects: list = field(default_factory=list)
-    files: list = field(default_factory=list)       # LoadedFile, for the rules of ``check``
-    errors: list[str] = field(default_factory=list)  # ``file:line:col: message``
+    run: object = None                                  # the Run, for the rules of ``check``
+    errors: list[str] = field(default_factory=list)     # ``file:line:col: message``
 
 
 def read_objects(paths: list[str], config, jobs: int | None = None) -> Objects:
-    """Every object of ``paths``, read as ``check`` reads them (exclude, types, limits,
-    default-namespace); a large snapshot file is read by ``jobs`` processes."""
+    """Every object of ``paths``, read as ``check`` and ``admit`` read them (exclude, types,
+    limits, default-namespace); a large snapshot file is read by ``jobs`` processes."""
     if not paths:
         return Objects()
-    from kueuelint import pipeline
+    from kueuelint.run import open_run
 
-    return read_files(pipeline.load_inputs(paths, config).files, config)
+    return _objects(open_run(paths, config, read_jobs=jobs or 1))
 
 
 def read_files(files: list, config) -> Objects:
-    from kueuelint.checks.runner import Checker
+    """The objects of files already read (from git, for ``--baseline``)."""
+    from kueuelint.run import assemble
 
-    found = Objects(files=files)
-    for loaded in files:
-        found.errors += [f"{p.path}:{p.line}:{p.column}: {p.message}" for p in loaded.problems
-                         if p.kind not in READABLE_PROBLEMS]
-    found.objects = [obj for state in Checker({}, config).identify_files(files) for obj in state.objects]
-    return found
+    return _objects(assemble(files, config, all_checked=True))
+
+
+def _objects(run) -> Objects:
+    from kueuelint.load.discover import MISSING_PATH
+
+    problems = [p for entry in run.files + run.context for p in entry.loaded.problems
+                if p.kind not in READABLE_PROBLEMS]
+    errors = [f"{p.path}: {p.message}" if p.kind == MISSING_PATH else f"{p.path}:{p.line}:{p.column}: {p.message}"
+              for p in problems]
+    if run.internal_error:
+        errors.append(run.internal_error)
+    return Objects(run.objects + run.context_objects, run, errors)
