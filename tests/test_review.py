@@ -243,3 +243,25 @@ def test_a_change_outside_the_queue_kinds_reaches_every_tree(tmp_path):
     read = [read_objects([str(p)], Config()).objects for p in (before, after)]
     assert changed_objects(*read) is None
     assert changed_objects(read[0], read[0]) == set()
+
+
+def test_the_configuration_is_honoured(tmp_path):
+    # exclude and default-namespace, read by the front door as check and admit read them
+    folder = FIXTURES / "lower-nominal"
+    after = tmp_path / "after"
+    shutil.copytree(folder / "after", after)
+    (after / "scratch.yaml").write_text("kind: [unclosed\n")
+    text = (after / "queues.yaml").read_text()
+    (after / "queues.yaml").write_text(text.replace("metadata: {name: jobs, namespace: team-b}",
+                                                    "metadata: {name: jobs}"))
+    config = tmp_path / ".kueuelint.yaml"
+    config.write_text("exclude: [scratch.yaml]\ndefault-namespace: team-b\n")
+    argv = (str(folder / "before"), str(after), "--snapshot", str(folder / "snapshot.yaml"), "--format", "json")
+    code, out, _ = review(*argv, "--config", str(config))
+    assert code == 1
+    assert {w["workload"]: w["flags"] for w in json.loads(out)["workloads"]} == {
+        "team-a/a-running": ["newly-preemptible"], "team-a/a-pending": ["stranded"],
+        "team-a/a-big": ["never-admissible"]}
+    config.write_text("{}\n")
+    code, _, err = review(*argv, "--config", str(config))
+    assert code == 2 and "scratch.yaml:1:" in err
