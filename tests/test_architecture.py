@@ -35,6 +35,7 @@ LAYERS: list[set[str]] = [
     {"derive"},                        # objects -> the Workloads Kueue would create
     {"run"},                           # the front door: paths + Config -> Run
     {"schema", "admission"},           # validation against schemas; the dry-admission simulator
+    {"review"},                        # two queue setups' dry admissions compared; the queue map
     {"checks"},                        # rules, suppressions, the parallel runner, update checks
     {"pipeline"},                      # commands' entry to the checks
     {"report", "export"},              # findings -> text, JSON, SARIF...; rules -> admission policies

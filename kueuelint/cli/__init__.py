@@ -23,6 +23,8 @@ COMMANDS = {
     "explain": ("kueuelint.cli.explain", "show a rule's documentation"),
     "test-rules": ("kueuelint.cli.test_rules", "run the pass/fail fixtures of a rule directory"),
     "export": ("kueuelint.cli.export", "write rules as ValidatingAdmissionPolicies (export vap)"),
+    "review": ("kueuelint.cli.review", "what a change of the queue setup does to the workloads"),
+    "map": ("kueuelint.cli.map_cmd", "draw the queue setup (Mermaid, Graphviz DOT or a self-contained HTML page)"),
 }
 
 

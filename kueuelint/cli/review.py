@@ -1,0 +1,128 @@
+"""Review a change of the queue setup: which workloads it starts, strands or exposes to preemption.
+
+BEFORE and AFTER are the queue objects (files or folders) as they are and as a pull request
+makes them; with --baseline REF, BEFORE is the given paths as they are in git at REF and AFTER
+the same paths in the working tree. Jobs among them are submitted on their side; --snapshot
+adds a cluster's Workloads (running and waiting) and anything else the cluster holds. Both
+setups are simulated on the same workloads and the fates compared; the rules of `check` run
+on the AFTER files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from kueuelint.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
+from kueuelint.cli.common import add_config_file_argument, add_jobs_argument, load_cli_config
+
+FORMATS = ("text", "json", "markdown")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.usage = "%(prog)s [options] BEFORE AFTER\n       %(prog)s [options] --baseline REF [PATH ...]"
+    parser.add_argument("paths", nargs="*", metavar="BEFORE AFTER",
+                        help="the queue setup as it is and as the change makes it (files or folders)")
+    parser.add_argument("--baseline", metavar="REF",
+                        help="take BEFORE from git: PATHs (default .) as they are at REF, e.g. origin/main")
+    parser.add_argument("--snapshot", action="append", default=[], metavar="PATH",
+                        help="cluster snapshot: Workloads (running and waiting) and other objects (repeatable)")
+    parser.add_argument("--format", choices=FORMATS, default="text", help="output format")
+    parser.add_argument("--output", "-o", metavar="FILE", help="write the report here instead of standard output")
+    parser.add_argument("--all", action="store_true", dest="every_workload",
+                        help="list every workload, also those whose fate stays the same")
+    parser.add_argument("--fail-on", choices=("stranded", "preempted", "any"), default="stranded",
+                        help="exit 1 when the change strands workloads (default), exposes them to "
+                             "preemption, or changes anything at all (a fate, a quota, a queue's cohort) "
+                             "or check finds an error in AFTER")
+    add_jobs_argument(parser, "large snapshots: cohort trees are simulated apart")
+    add_config_file_argument(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    config = load_cli_config(args)
+    from kueuelint import collector
+    from kueuelint.admission import InputError
+    from kueuelint.review.compare import compare
+
+    try:
+        # Snapshot objects and both simulations' records live until the report is written.
+        with collector.paused(freeze=True):
+            before, after, snapshot, after_run, errors = read_inputs(args, config)
+            review = compare(before.objects, after.objects, snapshot.objects, args.jobs, args.every_workload)
+    except InputError as exc:
+        return report_errors(exc.errors)
+    review.findings = _after_findings(after_run, config)
+    write_text(render(review, args.format, args.every_workload), args.output)
+    if errors:
+        return report_errors(errors)
+    return EXIT_FINDINGS if review.fails(args.fail_on) else EXIT_OK
+
+
+def render(review, fmt: str, every_workload: bool = False) -> str:
+    if fmt == "json":
+        import json
+
+        from kueuelint.report.review_json import review_json
+
+        return json.dumps(review_json(review, every_workload), indent=2) + "\n"
+    if fmt == "markdown":
+        from kueuelint.report.review_markdown import review_markdown
+
+        return review_markdown(review, every_workload)
+    from kueuelint.report.review_text import review_text
+
+    return review_text(review, every_workload)
+
+
+def read_inputs(args: argparse.Namespace, config):
+    """The objects of BEFORE, AFTER and the snapshot, AFTER's Run (for the rules) and one-line
+    errors about input that could not be read."""
+    from kueuelint.review.inputs import read_files, read_objects
+
+    if args.baseline is None:
+        if len(args.paths) != 2:
+            raise UsageError("review needs BEFORE and AFTER, or --baseline REF and the paths to compare")
+        before_paths, after_paths = [args.paths[0]], [args.paths[1]]
+        before = read_objects(before_paths, config)
+    else:
+        after_paths = args.paths or ["."]
+        before = read_files(_files_at(args.baseline, after_paths, config), config)
+    after = read_objects(after_paths, config)
+    from kueuelint.cores import default_jobs
+
+    snapshot = read_objects(args.snapshot, config, jobs=args.jobs or default_jobs())   # a large file: two readers
+    errors = before.errors + after.errors + snapshot.errors
+    return before, after, snapshot, after.run, errors
+
+
+def _files_at(revision: str, paths: list[str], config) -> list:
+    from kueuelint.load.git_revision import GitError, files_at_revision
+
+    try:
+        return files_at_revision(revision, paths, config.limits, config.exclude)
+    except GitError as exc:
+        raise UsageError(f"--baseline {revision}: {exc}") from None
+
+
+def _after_findings(run, config) -> list:
+    from kueuelint import pipeline
+
+    return pipeline.check(run, config).findings
+
+
+def write_text(text: str, output: str | None) -> None:
+    if output is None:
+        sys.stdout.write(text)
+        return
+    try:
+        with open(output, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise UsageError(f"cannot write {output}: {exc.strerror}") from None
+
+
+def report_errors(errors: list[str]) -> int:
+    for line in errors:
+        print(f"kueuelint: error: {line}", file=sys.stderr)
+    return EXIT_ERROR
