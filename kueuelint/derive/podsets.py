@@ -24,18 +24,18 @@ from kueuelint.kueue.kinds import COMPUTE_CONFIG_DERIVER, SPECS
 
 def derive_workloads(obj, inventory) -> list[Workload]:
     """The Workloads Kueue would create for ``obj`` ([] for kinds Kueue does not queue)."""
-    spec = SPECS.get(obj.key)
-    if spec is not None and spec.deriver == COMPUTE_CONFIG_DERIVER:
+    if obj.key in _COMPUTE_CONFIG_KEYS:
         return _compute_config_workloads(obj, inventory)
     subject = _Subject(obj.data if isinstance(obj.data, dict) else {}, obj.key, obj.name, obj.namespace)
     return derive_subject(subject, inventory, depth=0)
 
 
 def derive_subject(subject: _Subject, inventory, depth: int) -> list[Workload]:
-    spec = SPECS.get(subject.key)
-    if spec is None or spec.deriver == COMPUTE_CONFIG_DERIVER:
+    deriver = _DERIVERS.get(subject.key, False)
+    if deriver is False:
+        deriver = _DERIVERS[subject.key] = _deriver_for(subject.key)
+    if deriver is None:
         return []
-    deriver = deriver_of(spec.deriver)
     derivation = _Derivation(subject, inventory, depth)
     try:
         workloads = deriver(derivation)
@@ -44,6 +44,16 @@ def derive_subject(subject: _Subject, inventory, depth: int) -> list[Workload]:
         workloads = [derivation.workload([])]
         derivation.problems.append(((), f"could not derive pod sets ({type(error).__name__}: {error})"))
     return derivation.finish(workloads)
+
+
+_COMPUTE_CONFIG_KEYS = frozenset(key for key, spec in SPECS.items() if spec.deriver == COMPUTE_CONFIG_DERIVER)
+# Kind key -> its deriver, or None for kinds Kueue does not queue; filled on first sight of a kind.
+_DERIVERS: dict[str, Callable[[_Derivation], list[Workload]] | None] = {}
+
+
+def _deriver_for(key: str) -> Callable[[_Derivation], list[Workload]] | None:
+    spec = SPECS.get(key)
+    return deriver_of(spec.deriver) if spec is not None and key not in _COMPUTE_CONFIG_KEYS else None
 
 
 def _compute_config_workloads(obj, inventory) -> list[Workload]:
