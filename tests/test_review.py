@@ -265,3 +265,12 @@ def test_the_configuration_is_honoured(tmp_path):
     config.write_text("{}\n")
     code, _, err = review(*argv, "--config", str(config))
     assert code == 2 and "scratch.yaml:1:" in err
+
+
+def test_json_text_is_one_item_per_line_and_reads_back():
+    from kueuelint.report.review_json import dump
+
+    data = {"version": 1, "workloads": [{"a": [1, {"b": "x\ny"}]}, {"c": None}], "empty": [], "n": {"k": 2}}
+    text = dump(data)
+    assert json.loads(text) == data
+    assert text.splitlines()[3] == '    {"a": [1, {"b": "x\\ny"}]},'

@@ -61,11 +61,9 @@ def run(args: argparse.Namespace) -> int:
 
 def render(review, fmt: str, every_workload: bool = False) -> str:
     if fmt == "json":
-        import json
+        from kueuelint.report.review_json import dump, review_json
 
-        from kueuelint.report.review_json import review_json
-
-        return json.dumps(review_json(review, every_workload), indent=2) + "\n"
+        return dump(review_json(review, every_workload))
     if fmt == "markdown":
         from kueuelint.report.review_markdown import review_markdown
 

@@ -31,6 +31,21 @@ def review_json(review, every_workload: bool = False) -> dict:
     }
 
 
+def dump(data: dict) -> str:
+    """The JSON text: one key per line, and each item of a list on a line of its own, so that
+    a review of tens of thousands of workloads stays quick to write and easy to grep."""
+    import json
+
+    parts = []
+    for key, value in data.items():
+        if isinstance(value, list) and value:
+            items = ",\n".join("    " + json.dumps(item) for item in value)
+            parts.append(f"  {json.dumps(key)}: [\n{items}\n  ]")
+        else:
+            parts.append(f"  {json.dumps(key)}: {json.dumps(value)}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
 def verdict(review) -> str:
     counts = review.counts()
     parts = [f"{counts[flag]} {FLAG_WORDS[flag]}" for flag in FLAG_WORDS if counts[flag]]
