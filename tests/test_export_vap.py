@@ -24,6 +24,10 @@ SCHEMA_PREFIX = "io.k8s.api.admissionregistration.v1."
 RULES = load_rule_dirs([builtin_rules_dir()])
 EXPORTED, REFUSED = export_rules(RULES, Config(), ExportSettings())
 EXPORTABLE = {item.rule.meta.code: item for item in EXPORTED}
+# A warning rule in CEL over the pod templates of `workloads` (the CEL form KQ701 had before it
+# came to need the ResourceFlavors of the run): what export does with pod templates and warnings.
+TEMPLATE_RULES = REPO / "tests" / "data" / "export-rules"
+TEMPLATE = export_rule(load_rule_dirs([TEMPLATE_RULES])["KQ960"], Config(), ExportSettings())
 
 
 # --- the objects are what the API server accepts ----------------------------------------------------
@@ -56,13 +60,15 @@ def validator():
     return validate
 
 
-def test_kq7_export_is_valid_against_the_openapi_schema_and_kueuelint(cli, tmp_path, validator):
+def test_export_is_valid_against_the_openapi_schema_and_kueuelint(cli, tmp_path, validator):
     out = tmp_path / "policies.yaml"
-    proc = cli("export", "vap", "--select", "KQ7", "-o", str(out))
+    (tmp_path / ".kueuelint.yaml").write_text(f"rule-dirs: [{TEMPLATE_RULES}]\n")
+    proc = cli("export", "vap", "--config", str(tmp_path / ".kueuelint.yaml"), "--select", "KQ960,KQ702",
+               "-o", str(out))
     assert proc.returncode == 0, proc.stderr
     documents = list(yaml.safe_load_all(out.read_text()))
     assert [d["kind"] for d in documents] == ["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]
-    assert documents[0]["metadata"]["name"] == "kueuelint-kq701-placement-in-pod-template"
+    assert documents[0]["metadata"]["name"] == "kueuelint-kq960-template-placement"
     for document in documents:
         if document["kind"] != "ConfigMap":
             assert validator(document) == []
@@ -73,30 +79,31 @@ def test_kq7_export_is_valid_against_the_openapi_schema_and_kueuelint(cli, tmp_p
 
 
 def test_every_exported_object_is_valid(validator):
-    assert {"KQ201", "KQ204", "KQ701"} <= set(EXPORTABLE)
-    for item in EXPORTED:
+    assert {"KQ201", "KQ204"} <= set(EXPORTABLE)
+    for item in EXPORTED + [TEMPLATE]:
         for obj in item.objects:
             if obj["kind"] != "ConfigMap":
                 assert validator(obj) == [], item.rule.meta.code
 
 
 def test_a_misspelt_field_is_caught_by_the_schema_check(validator):
-    policy = copy.deepcopy(EXPORTABLE["KQ701"].policy)
+    policy = copy.deepcopy(TEMPLATE.policy)
     policy["spec"]["validations"][0]["fieldPath"] = "spec"   # VAP v1 validations have no fieldPath
     assert any("fieldPath" in problem for problem in validator(policy))
 
 
 def test_severity_sets_the_actions_and_failure_policy():
-    kq201, kq701 = EXPORTABLE["KQ201"], EXPORTABLE["KQ701"]
+    kq201, kq701 = EXPORTABLE["KQ201"], TEMPLATE
     assert kq201.objects[1]["spec"]["validationActions"] == ["Deny"]
     assert kq201.policy["spec"]["failurePolicy"] == "Fail"
     assert kq701.objects[1]["spec"]["validationActions"] == ["Warn"]
     assert kq701.policy["spec"]["failurePolicy"] == "Ignore"
     audit = export_rule(RULES["KQ201"], Config(), ExportSettings(audit=True))
     assert audit.objects[1]["spec"]["validationActions"] == ["Audit"]
-    deny = export_rule(RULES["KQ701"], Config(), ExportSettings(actions={"warning": ["Deny"]}))
+    template_rule = TEMPLATE.rule
+    deny = export_rule(template_rule, Config(), ExportSettings(actions={"warning": ["Deny"]}))
     assert deny.objects[1]["spec"]["validationActions"] == ["Deny"]
-    escalated = export_rule(RULES["KQ701"], from_mapping({"severity": {"KQ701": "error"}}), ExportSettings())
+    escalated = export_rule(template_rule, from_mapping({"severity": {"KQ960": "error"}}), ExportSettings())
     assert escalated.objects[1]["spec"]["validationActions"] == ["Deny"]
 
 
@@ -114,9 +121,9 @@ def test_a_rule_with_findings_of_two_severities_gets_a_policy_for_each():
 
 
 def test_kinds_without_reachable_pod_templates_are_left_out_with_the_reason():
-    left_out = EXPORTABLE["KQ701"].left_out
+    left_out = TEMPLATE.left_out
     assert "serving.kserve.io/InferenceService" in left_out and "ray.io/RayJob" in left_out
-    rules = [r["resources"][0] for r in EXPORTABLE["KQ701"].policy["spec"]["matchConstraints"]["resourceRules"]]
+    rules = [r["resources"][0] for r in TEMPLATE.policy["spec"]["matchConstraints"]["resourceRules"]]
     assert "jobs" in rules and "jobsets" in rules and "inferenceservices" not in rules
 
 
@@ -143,7 +150,7 @@ def test_cli_usage_errors_exit_2(cli):
     assert cli("export", "vap", "--select", "KQ79").returncode == 2
     bad = cli("export", "vap", "--action", "warning=Block")
     assert bad.returncode == 2 and "--action 'warning=Block'" in bad.stderr
-    assert cli("export", "vap", "--action", "KQ701=Deny,Warn").returncode == 2
+    assert cli("export", "vap", "--action", "KQ201=Deny,Warn").returncode == 2
     assert cli("export", "webhook").returncode == 2
 
 
@@ -156,7 +163,8 @@ def test_nothing_exportable_exits_1_and_says_why(cli):
 
 def test_list_names_every_selected_rule(cli):
     listing = cli("export", "vap", "--list", "--select", "KQ2,KQ7").stdout.splitlines()
-    assert any(line.startswith("KQ701  exported") for line in listing)
+    assert any(line.startswith("KQ201  exported") for line in listing)
+    assert any(line.startswith("KQ701  not exported") for line in listing)   # it needs the flavors
     assert any(line.startswith("KQ702  not exported") for line in listing)
     assert len(listing) == sum(1 for code in RULES if code.startswith(("KQ2", "KQ7")))
 
