@@ -13,7 +13,8 @@ from __future__ import annotations
 from kueuelint.accounting.quota import flavor_resource
 from kueuelint.admission.model import FIT, NO_FIT, PREEMPT, as_dict, as_list
 from kueuelint.admission.nodes import pod_usage, read_nodes
-from kueuelint.admission.tas import NO_NODES, PodSetAsk, Placement, TasFlavor, build_flavor, place
+from kueuelint.admission.tas import NO_NODES, PodSetAsk, Placement, TasFlavor, build_flavor
+from kueuelint.admission.tas_placement import place
 from kueuelint.admission.tas_counts import counts_for, leaf_changed
 
 WORKLOAD_KEY = "kueue.x-k8s.io/Workload"
