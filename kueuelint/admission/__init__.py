@@ -12,8 +12,8 @@ unchanged (tests/test_admission_memo.py checks that it is invisible). ``partitio
 cohort trees apart, in two processes for large snapshots (tests/test_admission_trees.py).
 
 Topology-aware scheduling is simulated on the snapshot's Nodes and Pods (``nodes``, ``tas``,
-``tas_counts``, ``tas_placement``, ``topology``), and check-capacity ProvisioningRequest checks are decided on
-them (``capacity``). Deliberately not simulated (reported in the closing notes of issue 5):
+``tas_counts``, ``tas_placement``, ``topology``), and check-capacity ProvisioningRequest
+checks are decided on them (``capacity``). Deliberately not simulated (reported in the closing notes of issue 5):
 MultiKueue and the other admission-check controllers (such a check is assumed to stay pending),
 admission fair sharing, DRA, the DeferredFit recomputation (gate
 RecomputeAssignmentUponPreemptionTargetsOverlap, off by default in v0.19.2), and PodsReady
