@@ -214,10 +214,20 @@ COMPUTE_CONFIG_KINDS = {
 KINDS.update(COMPUTE_CONFIG_KINDS)
 
 
-# Job kinds whose Kueue integration was removed, with the Kueue version that removed it (read in
-# Kueue's tags: pkg/controller/jobs/kubeflow/jobs/mxjob is in v0.10.0, gone in v0.11.0).  Rules
-# may name them; kueuelint does not identify or derive them.
-RETIRED_JOB_KINDS: dict[str, tuple[int, int]] = {"kubeflow.org/MXJob": (0, 11)}
+@dataclass(frozen=True)
+class RetiredKind:
+    """A job kind whose Kueue integration was removed: rules may name it (a Configuration for an
+    older Kueue may list its framework); kueuelint does not identify or derive it."""
+
+    framework: str
+    removed_in: tuple[int, int]     # the first Kueue version without the integration
+
+
+# Read in Kueue's tags: pkg/controller/jobs/kubeflow/jobs/mxjob is in v0.10.0, gone in v0.11.0.
+RETIRED_JOB_KINDS: dict[str, RetiredKind] = {"kubeflow.org/MXJob": RetiredKind("kubeflow.org/mxjob", (0, 11))}
+# Framework name -> the Kueue version that removed it.
+REMOVED_FRAMEWORKS: dict[str, tuple[int, int]] = {kind.framework: kind.removed_in
+                                                  for kind in RETIRED_JOB_KINDS.values()}
 
 
 def lookup(group: str, kind: str) -> KindInfo | None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from kueuelint.index.selectors import NAME_LABEL, matches
 from kueuelint.checks.api import RuleContext, Violation, rule
+from kueuelint.kueue.kinds import RETIRED_JOB_KINDS
 from kueuelint.kueue.labels import home_label, metadata_path
 from kueuelint.kueue.pod_groups import group_members, group_of
 from kueuelint.findings import Severity
@@ -447,7 +448,7 @@ def lws_replicas_out_of_range(obj: KObject, ctx: RuleContext):
 
 # --- KQ622: MXJob, whose integration Kueue removed -------------------------------------------------
 
-MXJOB_REMOVED_IN = (0, 11)
+MXJOB_REMOVED_IN = RETIRED_JOB_KINDS["kubeflow.org/MXJob"].removed_in
 
 
 @rule("KQ622")

@@ -9,15 +9,13 @@ from __future__ import annotations
 
 from kueuelint.checks.api import RuleContext, Violation, rule
 from kueuelint.identify.objects import KObject
+from kueuelint.kueue.kinds import REMOVED_FRAMEWORKS  # frameworks Kueue's latest model no longer knows
 
 # spelled out (not imported from kueuelint.schema) so runs without CRDs never load the schema code
 CRD_KEY = "apiextensions.k8s.io/CustomResourceDefinition"
 
 _KUEUE_GROUPS = ("kueue.x-k8s.io", "config.kueue.x-k8s.io")
 _CACHE_KEY = "schema:issues"
-# Frameworks the built-in model (Kueue's latest) no longer knows, with the release that dropped
-# them: a Configuration for an older Kueue may list them.
-_REMOVED_FRAMEWORKS = {"kubeflow.org/mxjob": (0, 11)}
 
 
 @rule("KQ110")
@@ -60,7 +58,7 @@ def _framework_of_older_kueue(data, path: tuple, ctx: RuleContext) -> bool:
     index = path[2]
     value = frameworks[index] if isinstance(frameworks, list) and isinstance(index, int) \
         and index < len(frameworks) else None
-    removed_in = _REMOVED_FRAMEWORKS.get(value) if isinstance(value, str) else None
+    removed_in = REMOVED_FRAMEWORKS.get(value) if isinstance(value, str) else None
     return removed_in is not None and ctx.kueue_version < removed_in
 
 
