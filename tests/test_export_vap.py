@@ -125,6 +125,9 @@ def test_kinds_without_reachable_pod_templates_are_left_out_with_the_reason():
     assert "serving.kserve.io/InferenceService" in left_out and "ray.io/RayJob" in left_out
     rules = [r["resources"][0] for r in TEMPLATE.policy["spec"]["matchConstraints"]["resourceRules"]]
     assert "jobs" in rules and "jobsets" in rules and "inferenceservices" not in rules
+    # KQ201 and KQ204 read only the object, so their policies match the kinds whose pods
+    # Kueue or an operator builds, too
+    assert EXPORTABLE["KQ204"].left_out == {}
 
 
 def test_rules_that_need_other_objects_are_refused_with_the_reason(tmp_path):
@@ -146,6 +149,12 @@ def test_rules_that_need_other_objects_are_refused_with_the_reason(tmp_path):
     assert REFUSED["KQ702"].startswith("written in Python")
 
 
+def test_kq701_is_not_exported_because_it_needs_other_objects():
+    assert "KQ701" not in EXPORTABLE
+    assert REFUSED["KQ701"].startswith("written in Python (kueuelint.checks.builtin.placement:")
+    assert "need other objects (queues, flavors" in REFUSED["KQ701"]
+
+
 def test_cli_usage_errors_exit_2(cli):
     assert cli("export", "vap", "--select", "KQ79").returncode == 2
     bad = cli("export", "vap", "--action", "warning=Block")
@@ -164,7 +173,7 @@ def test_nothing_exportable_exits_1_and_says_why(cli):
 def test_list_names_every_selected_rule(cli):
     listing = cli("export", "vap", "--list", "--select", "KQ2,KQ7").stdout.splitlines()
     assert any(line.startswith("KQ201  exported") for line in listing)
-    assert any(line.startswith("KQ701  not exported") for line in listing)   # it needs the flavors
+    assert any(line.startswith("KQ701  not exported") and "other objects" in line for line in listing)
     assert any(line.startswith("KQ702  not exported") for line in listing)
     assert len(listing) == sum(1 for code in RULES if code.startswith(("KQ2", "KQ7")))
 
@@ -182,11 +191,11 @@ def api_server_view(obj) -> dict:
     return data
 
 
-def linter_and_policy(item, paths: list[Path]):
+def linter_and_policy(item, paths: list[Path], rules=RULES):
     """(object, linter messages, policy messages) for every object the policy matches."""
     config = Config(select=(item.rule.meta.code,))
     inputs = pipeline.load_inputs([str(p) for p in paths], config)
-    result = pipeline.check(inputs, config, RULES)
+    result = pipeline.check(inputs, config, rules)
     found: dict[tuple, set[str]] = {}
     for finding in result.findings:
         if finding.code == item.rule.meta.code:
@@ -219,6 +228,34 @@ def test_policy_decides_every_fixture_like_the_linter(code):
         compared += 1
         denied += bool(policy)
     assert compared >= 2 and denied >= 1   # a test that always passes proves nothing
+
+
+def _pod_spec(selected: bool) -> dict:
+    spec = {"containers": [{"name": "c", "image": "i"}]}
+    return {**spec, "nodeSelector": {"pool": "gpu"}} if selected else spec
+
+
+def test_the_pod_template_policy_decides_like_the_linter(tmp_path):
+    rules = {**RULES, **load_rule_dirs([TEMPLATE_RULES])}
+    meta = {"namespace": "ns", "labels": {"kueue.x-k8s.io/queue-name": "q"}}
+    job = {"apiVersion": "batch/v1", "kind": "Job", "spec": {"template": {"spec": _pod_spec(True)}}}
+    jobset = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "spec": {"replicatedJobs": [
+        {"name": name, "template": {"spec": {"template": {"spec": _pod_spec(name == "w")}}}}
+        for name in ("l", "w")]}}
+    isvc = {"apiVersion": "serving.kserve.io/v1beta1", "kind": "InferenceService",
+            "spec": {"predictor": _pod_spec(True)}}
+    documents = [{**job, "metadata": {"name": "on", **meta}},
+                 {**job, "metadata": {"name": "off", **meta}, "spec": {"template": {"spec": _pod_spec(False)}}},
+                 {**jobset, "metadata": {"name": "set", **meta}}, {**isvc, "metadata": {"name": "isvc", **meta}}]
+    path = tmp_path / "workloads.yaml"
+    path.write_text(yaml.safe_dump_all(documents))
+    decided = {}
+    for obj, linted, policy in linter_and_policy(TEMPLATE, [path], rules):
+        assert policy == linted, obj.display()
+        decided[obj.name] = policy
+    assert set(decided) == {"on", "off", "set"}   # the InferenceService is left out of the match
+    assert decided["off"] == set() and len(decided["on"]) == 1
+    assert [message.split(" sets ")[0] for message in decided["set"]] == ["JobSet ns/set: pod set w"]
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not available")

@@ -171,7 +171,9 @@ def validation_actions(rule: RuleDef, settings: ExportSettings, severity: Severi
 
 def _sources(rule: RuleDef) -> list[str]:
     if rule.implementation == "python":
-        raise NotExportable(f"written in Python ({rule.python})")
+        raise NotExportable(f"written in Python ({rule.python}): the API server runs only CEL over "
+                            "the object it admits, and a Python rule may need other objects "
+                            "(queues, flavors, the Kueue configuration)")
     if rule.implementation != "cel":
         raise NotExportable("reports what reading the files found, not a property of an object")
     spec = rule.cel or {}
