@@ -13,6 +13,7 @@ import sys
 
 from kueuelint.cli import EXIT_FINDINGS, EXIT_OK, UsageError
 from kueuelint.cli.common import add_config_arguments, load_cli_config, load_cli_rules
+from kueuelint.cli.output import write_text
 
 ACTION_CHOICES = ("Deny", "Warn", "Audit")
 
@@ -51,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     if not exported:
         print("kueuelint: no selected rule can be exported", file=sys.stderr)
         return EXIT_FINDINGS
-    _write(render(exported), args.output)
+    write_text(render(exported), args.output)
     return EXIT_OK
 
 
@@ -88,16 +89,6 @@ def render(exported) -> str:
     documents = [obj for item in exported for obj in item.objects]
     return header + yaml.safe_dump_all(documents, sort_keys=False, width=100, explicit_start=True)
 
-
-def _write(text: str, output: str | None) -> None:
-    if output in (None, "-"):
-        sys.stdout.write(text)
-        return
-    try:
-        with open(output, "w", encoding="utf-8") as handle:
-            handle.write(text)
-    except OSError as exc:
-        raise UsageError(f"cannot write {output}: {exc}") from None
 
 
 def _print_list(exported, refused, stream) -> None:

@@ -23,7 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kueuelint.cli.review import report_errors, write_text
+    from kueuelint.cli.output import write_text
+    from kueuelint.cli.review import report_errors
     from kueuelint.cli.common import load_cli_config
     from kueuelint.review.inputs import read_objects
 

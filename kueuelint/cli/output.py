@@ -90,3 +90,15 @@ def status_printer(stream, interval: float = 0.1):
         stream.flush()
 
     return show
+
+
+def write_text(text: str, output: str | None) -> None:
+    """Write a command's whole output to OUTPUT, or to standard output for None or '-'."""
+    if output in (None, "-"):
+        sys.stdout.write(text)
+        return
+    try:
+        with open(output, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise UsageError(f"cannot write {output}: {exc.strerror}") from None

@@ -15,6 +15,7 @@ import sys
 
 from kueuelint.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
 from kueuelint.cli.common import add_config_file_argument, add_jobs_argument, load_cli_config
+from kueuelint.cli.output import write_text
 
 FORMATS = ("text", "json", "markdown")
 
@@ -108,16 +109,6 @@ def _after_findings(run, config) -> list:
 
     return pipeline.check(run, config).findings
 
-
-def write_text(text: str, output: str | None) -> None:
-    if output is None:
-        sys.stdout.write(text)
-        return
-    try:
-        with open(output, "w", encoding="utf-8") as handle:
-            handle.write(text)
-    except OSError as exc:
-        raise UsageError(f"cannot write {output}: {exc.strerror}") from None
 
 
 def report_errors(errors: list[str]) -> int:
