@@ -90,7 +90,10 @@ class Attempt:
         self.resource_modes[resource] = mode
         self.mode = min(self.mode, mode)
         self.borrow = max(self.borrow, borrow)
-        if _better(self.rep_mode, self.rep_borrow, mode, borrow, preference):
+        # A pair equal to the representative one is never strictly better: most resources of
+        # a flavor fit alike, so the comparison is skipped for them.
+        if (mode != self.rep_mode or borrow != self.rep_borrow) and \
+                _better(self.rep_mode, self.rep_borrow, mode, borrow, preference):
             self.rep_mode, self.rep_borrow = mode, borrow
 
 
@@ -355,13 +358,14 @@ class FlavorAssigner:
                        assigned: dict[FR, int]) -> Attempt:
         attempt = Attempt(name, FIT)
         kinds: list[str | None] = []
+        preference = self.cq.fungibility.preference
         for (resource, amount), fr in zip(requested, frs):
             previous = assigned.get(fr, 0)
             mode, borrow, text, kind = self._fits_quota(fr, previous, amount)
             if mode is None:      # the oracle decides; run it only if the outcome matters
                 attempt.deferred.append((resource, fr, previous + amount))
             else:
-                attempt.add(resource, mode, borrow, self.cq.fungibility.preference)
+                attempt.add(resource, mode, borrow, preference)
             if text:
                 attempt.reasons.append(text)
             kinds.append(kind)
