@@ -246,6 +246,23 @@ def _minimal_set(state, cq, requests, candidates, allow_borrowing) -> list[_Cand
 
 
 def _hopeless(state: State, cq: ClusterQueue, preemptor: Pending, requests: dict[FR, int]) -> bool:
+    """``_hopeless_now``, memoised while usage is frozen. Most searches end here, and the verdict
+    does not depend on the whole usage that makes the search's own memo key differ between the
+    oracle's question and the final search for the same head; of the preemptor it reads the
+    priority alone."""
+    node = state.tree.queues.get(cq.name)
+    if not state.frozen or node is None:
+        return _hopeless_now(state, cq, preemptor, requests)
+    key = ("hopeless", cq.name, preemptor.priority, tuple(sorted(requests.items())))
+    stamp = state.memo.stamp(node.root(), None if state.fair_sharing else sorted(requests))
+    found = state.memo.get(key, stamp)
+    if found is None:
+        found = _hopeless_now(state, cq, preemptor, requests)
+        state.memo.put(key, stamp, found)
+    return found
+
+
+def _hopeless_now(state: State, cq: ClusterQueue, preemptor: Pending, requests: dict[FR, int]) -> bool:
     """True when even evicting everything the policies allow could not make room. Two bounds;
     the one likelier to decide goes first. Under ``reclaimWithinCohort: Any`` the room counts
     everything the other queues borrow, which seldom falls short, while a queue at its nominal
