@@ -59,11 +59,15 @@ class SourceFile:
         return None
 
     def within(self, line: int, column: int) -> tuple[int, int]:
-        """``line``:``column``, or the end of the last line when it lies past that: a node that
-        ends with the file (or with the final line break of an embedded text) ends there."""
+        """``line``:``column`` kept inside the file: a position past the end of its line, or past
+        the last line, becomes the end of that line (or of the last line)."""
         lines = self._split()
-        if line <= len(lines):
+        if line < 1:
             return line, column
+        if line <= len(lines):
+            # Marks of an embedded text are shifted by its block's indent, so a node ending at
+            # the start of the embedded text's next line can land past a shorter file line.
+            return line, min(column, len(lines[line - 1]) + 1)
         return max(len(lines), 1), len(lines[-1]) + 1 if lines else 1
 
     def _split(self) -> list[str]:
