@@ -144,7 +144,7 @@ def sarif(result: RunResult, base: str | None = None) -> dict:
 
 
 @pytest.mark.parametrize("result", [sample(), RunResult([]), RunResult([], internal_error="boom")])
-@pytest.mark.parametrize("base", [None, "/work/somewhere"])
+@pytest.mark.parametrize("base", [None, "/srv/checkout"])
 def test_sarif_validates_against_the_oasis_schema(result, base):
     sarif_validator().validate(sarif(result, base))
 

@@ -86,3 +86,30 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
     return value
+
+
+def add_change_arguments(parser: argparse.ArgumentParser, old: str, new: str, paths_help: str) -> None:
+    """The two ways a command takes a change: OLD NEW, or --baseline REF [PATH ...]."""
+    parser.usage = f"%(prog)s [options] {old} {new}\n       %(prog)s [options] --baseline REF [PATH ...]"
+    parser.add_argument("paths", nargs="*", metavar=f"{old} {new}", help=paths_help)
+    parser.add_argument("--baseline", metavar="REF",
+                        help=f"take {old} from git: PATHs (default .) as they are at REF, e.g. origin/main")
+
+
+def change_paths(args: argparse.Namespace, command: str, old: str, new: str) -> tuple[list | None, list]:
+    """(OLD's paths, NEW's paths); OLD's are None with --baseline, whose NEW defaults to '.'."""
+    if args.baseline is not None:
+        return None, args.paths or ["."]
+    if len(args.paths) != 2:
+        raise UsageError(f"{command} needs {old} and {new}, or --baseline REF and the paths to compare")
+    return [args.paths[0]], [args.paths[1]]
+
+
+def files_at_baseline(revision: str, paths: list[str], config) -> list:
+    """The files of ``paths`` as git has them at ``revision``; a git failure is a usage error."""
+    from kueuelint.load.git_revision import GitError, files_at_revision
+
+    try:
+        return files_at_revision(revision, paths, config.limits, config.exclude)
+    except GitError as exc:
+        raise UsageError(f"--baseline {revision}: {exc}") from None

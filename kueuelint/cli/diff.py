@@ -12,17 +12,15 @@ import argparse
 import os
 import time
 
-from kueuelint.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
-from kueuelint.cli.common import add_config_arguments, check_config_against_rules, load_cli_config
+from kueuelint.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
+from kueuelint.cli.common import (add_change_arguments, add_config_arguments, change_paths,
+                                  check_config_against_rules, files_at_baseline, load_cli_config)
 from kueuelint.cli.output import open_outputs
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.usage = "%(prog)s [options] OLD NEW\n       %(prog)s [options] --baseline REF [PATH ...]"
-    parser.add_argument("paths", nargs="*", metavar="OLD NEW",
-                        help="the objects as they are now and as you want them (files or folders)")
-    parser.add_argument("--baseline", metavar="REF",
-                        help="take OLD from git: PATHs (default .) as they are at REF, e.g. origin/main")
+    add_change_arguments(parser, "OLD", "NEW",
+                         "the objects as they are now and as you want them (files or folders)")
     parser.add_argument("--crd", action="append", default=[], metavar="PATH",
                         help="CustomResourceDefinitions whose transition rules judge the change")
     parser.add_argument("--format", action="append", choices=("text", "json", "sarif", "junit", "github"))
@@ -57,15 +55,7 @@ def _old_side(args: argparse.Namespace, config):
     """The Run of the old side, and the paths of the new one."""
     from kueuelint.run import assemble, open_run
 
-    if args.baseline is None:
-        if len(args.paths) != 2:
-            raise UsageError("diff needs OLD and NEW, or --baseline REF and the paths to compare")
-        return open_run([args.paths[0]], config), [args.paths[1]]
-    from kueuelint.load.git_revision import GitError, files_at_revision
-
-    paths = args.paths or ["."]
-    try:
-        files = files_at_revision(args.baseline, paths, config.limits, config.exclude)
-        return assemble(files, config, all_checked=True), paths
-    except GitError as exc:
-        raise UsageError(f"--baseline {args.baseline}: {exc}") from None
+    old_paths, new_paths = change_paths(args, "diff", "OLD", "NEW")
+    if old_paths is not None:
+        return open_run(old_paths, config), new_paths
+    return assemble(files_at_baseline(args.baseline, new_paths, config), config, all_checked=True), new_paths

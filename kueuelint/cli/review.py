@@ -13,19 +13,17 @@ from __future__ import annotations
 import argparse
 import sys
 
-from kueuelint.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
-from kueuelint.cli.common import add_config_file_argument, add_jobs_argument, load_cli_config
+from kueuelint.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK
+from kueuelint.cli.common import (add_change_arguments, add_config_file_argument, add_jobs_argument,
+                                  change_paths, files_at_baseline, load_cli_config)
 from kueuelint.cli.output import write_text
 
 FORMATS = ("text", "json", "markdown")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.usage = "%(prog)s [options] BEFORE AFTER\n       %(prog)s [options] --baseline REF [PATH ...]"
-    parser.add_argument("paths", nargs="*", metavar="BEFORE AFTER",
-                        help="the queue setup as it is and as the change makes it (files or folders)")
-    parser.add_argument("--baseline", metavar="REF",
-                        help="take BEFORE from git: PATHs (default .) as they are at REF, e.g. origin/main")
+    add_change_arguments(parser, "BEFORE", "AFTER",
+                         "the queue setup as it is and as the change makes it (files or folders)")
     parser.add_argument("--snapshot", action="append", default=[], metavar="PATH",
                         help="cluster snapshot: Workloads (running and waiting) and other objects (repeatable)")
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format")
@@ -79,14 +77,11 @@ def read_inputs(args: argparse.Namespace, config):
     errors about input that could not be read."""
     from kueuelint.review.inputs import read_files, read_objects
 
-    if args.baseline is None:
-        if len(args.paths) != 2:
-            raise UsageError("review needs BEFORE and AFTER, or --baseline REF and the paths to compare")
-        before_paths, after_paths = [args.paths[0]], [args.paths[1]]
+    before_paths, after_paths = change_paths(args, "review", "BEFORE", "AFTER")
+    if before_paths is not None:
         before = read_objects(before_paths, config)
     else:
-        after_paths = args.paths or ["."]
-        before = read_files(_files_at(args.baseline, after_paths, config), config)
+        before = read_files(files_at_baseline(args.baseline, after_paths, config), config)
     after = read_objects(after_paths, config)
     from kueuelint.cores import default_jobs
 
@@ -94,14 +89,6 @@ def read_inputs(args: argparse.Namespace, config):
     errors = before.errors + after.errors + snapshot.errors
     return before, after, snapshot, after.run, errors
 
-
-def _files_at(revision: str, paths: list[str], config) -> list:
-    from kueuelint.load.git_revision import GitError, files_at_revision
-
-    try:
-        return files_at_revision(revision, paths, config.limits, config.exclude)
-    except GitError as exc:
-        raise UsageError(f"--baseline {revision}: {exc}") from None
 
 
 def _after_findings(run, config) -> list:
