@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Callable
+from typing import Any, Callable
 
 from kueuelint.accounting.quantity import format_quantity
 from kueuelint.accounting.quota import FR, flavor_resource
@@ -108,7 +108,7 @@ class PodSetResult:
     borrow: int = 0
     reasons: list[str] = field(default_factory=list)
     kind: str | None = None
-    topology: object = None     # its tas.Placement, or why it was not placed (topology.py)
+    topology: Any = None     # its tas.Placement, or why it was not placed (topology.py)
     # resource -> index of the last flavor its group's scan tried, -1 once the scan reached
     # the group's last flavor (Kueue's ``TriedFlavorIdx``); empty when the pod set failed.
     tried: dict[str, int] = field(default_factory=dict)

@@ -13,6 +13,7 @@ state dict. Admitted, Outcome and Target are pickled as their constructor's argu
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from typing import Any
 
 from kueuelint.accounting.quota import FR
 
@@ -111,14 +112,14 @@ class PodSetSpec:
     tolerations: list = field(default_factory=list)
     node_selector: dict = field(default_factory=dict)
     affinity_terms: list | None = None   # required node affinity terms, None when absent
-    topology: object = None              # its tas.TopologyRequest, None when it names none
+    topology: Any = None              # its tas.TopologyRequest, None when it names none
     # (queue name, count) -> (ClusterQueue, its flavors, ignoreUndeclared, what the flavor
     # assigner asks of its resource groups); filled by the assigner.
     plans: dict[tuple[str, int], tuple] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __init__(self, name: str, count: int, min_count: int | None = None, per_pod: dict[str, int] | None = None,
                  tolerations: list | None = None, node_selector: dict | None = None,
-                 affinity_terms: list | None = None, topology: object = None) -> None:
+                 affinity_terms: list | None = None, topology: Any = None) -> None:
         self.name, self.count, self.min_count = name, count, min_count
         self.topology = topology
         self.per_pod = {} if per_pod is None else per_pod
