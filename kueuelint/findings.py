@@ -110,6 +110,18 @@ def format_path(path: tuple | list | None) -> str | None:
 
 
 @dataclass
+class RunStatistics:
+    """Counters for ``-v``, summed over the run (a parallel run adds up its workers')."""
+
+    cel_rules_evaluated: int = 0        # CEL rules of CRDs evaluated
+    transition_rules_skipped: int = 0   # rules using oldSelf: a plain file has no old version
+
+    def add(self, other: RunStatistics) -> None:
+        self.cel_rules_evaluated += other.cel_rules_evaluated
+        self.transition_rules_skipped += other.transition_rules_skipped
+
+
+@dataclass
 class RunResult:
     """Everything a reporter needs about one run."""
 
@@ -119,7 +131,7 @@ class RunResult:
     seconds: float = 0.0
     rules: dict[str, Any] = field(default_factory=dict)  # code -> checks.meta.RuleMeta
     internal_error: str | None = None
-    stats: dict[str, int] = field(default_factory=dict)  # counters for -v (e.g. CEL rules evaluated)
+    stats: RunStatistics = field(default_factory=RunStatistics)
 
     def fixable(self) -> int:
         return sum(1 for finding in self.findings if finding.fix is not None and finding.fix.applicable)

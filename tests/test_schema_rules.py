@@ -75,27 +75,13 @@ def test_other_kinds_without_crds_are_not_judged(tmp_path):
 
 
 def test_run_counts_evaluated_and_skipped_transition_rules(tmp_path):
-    from kueuelint.checks.builtin.schema import run_stats
     from kueuelint.checks.runner import Checker
+    from kueuelint.findings import RunStatistics
 
     path = tmp_path / "lq.yaml"
     path.write_text("apiVersion: kueue.x-k8s.io/v1beta2\nkind: LocalQueue\n"
                     "metadata: {name: q, namespace: a}\nspec: {clusterQueue: cq}\n")
     config = Config()
     inputs = pipeline.load_inputs([str(path)], config, extra_context=(CRD_DIR,))
-    checker = Checker(RULES, config)
-    seen = {}
-    original = run_stats
-
-    def spy(inventory):
-        seen["stats"] = original(inventory)
-        return seen["stats"]
-
-    import kueuelint.checks.builtin.schema as module
-
-    module.run_stats, saved = spy, module.run_stats
-    try:
-        checker.run(inputs)
-    finally:
-        module.run_stats = saved
-    assert seen["stats"] == {"cel_rules_evaluated": 0, "transition_rules_skipped": 1}
+    result = Checker(RULES, config).run(inputs)
+    assert result.stats == RunStatistics(cel_rules_evaluated=0, transition_rules_skipped=1)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from kueuelint.accounting.quantity import safe_parse, to_kueue_units
+from kueuelint.kueue.facts import Fact
 from kueuelint.admission.matching import BLOCKING_EFFECTS, _expression_matches, _tolerates
 
 TAS_POD_ANNOTATIONS = (
@@ -46,10 +47,7 @@ def read_nodes(inventory, count_tas_pods: bool = False) -> dict[str, Node] | Non
     snapshot holds no Node at all (nothing about placement can be said then). TAS pods are
     left out unless ``count_tas_pods`` (Kueue counts them through their Workloads; the
     cluster autoscaler sees every pod). Read once per inventory: nothing changes them."""
-    key = ("admission-nodes", count_tas_pods)
-    if key not in inventory.cache:
-        inventory.cache[key] = _read_nodes(inventory, count_tas_pods)
-    return inventory.cache[key]
+    return (NODES_WITH_TAS_PODS if count_tas_pods else NODES).of(inventory)
 
 
 def _read_nodes(inventory, count_tas_pods: bool) -> dict[str, Node] | None:
@@ -64,6 +62,10 @@ def _read_nodes(inventory, count_tas_pods: bool) -> dict[str, Node] | None:
     for obj in inventory.of_kind("Pod"):
         _charge_pod(obj, nodes, count_tas_pods)
     return nodes
+
+
+NODES = Fact("nodes", lambda inventory: _read_nodes(inventory, False))
+NODES_WITH_TAS_PODS = Fact("nodes-with-tas-pods", lambda inventory: _read_nodes(inventory, True))
 
 
 def _node(obj) -> Node | None:

@@ -10,8 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
-from kueuelint.findings import Severity
+from kueuelint.derive import WORKLOADS
+from kueuelint.findings import RunStatistics, Severity
 from kueuelint.identify.objects import KObject
+from kueuelint.kueue.facts import Fact, FactStore
 from kueuelint.index.inventory import Inventory
 
 
@@ -38,15 +40,16 @@ class RuleContext:
     options: dict[str, Any] = field(default_factory=dict)  # per-rule options from config
     crds: tuple[str, ...] = ()          # CRD files/directories given with --crd or `crds`
     cel_engine: str | None = None       # None: the default engine
+    stats: RunStatistics = field(default_factory=RunStatistics)   # shared by the rules' copies
+
+    @property
+    def facts(self) -> FactStore:
+        """The inventory's facts: a rule's fact is computed once per inventory, not per rule."""
+        return self.inventory.facts
 
     def workloads(self, obj: KObject):
-        """Derived workloads (pod sets and per-pod requests) of ``obj``, computed once."""
-        cached = obj.cache.get("workloads")   # where kueuelint.derive keeps them
-        if cached is not None:
-            return cached   # a dozen rules ask per object: skip the import statement below
-        from kueuelint.derive import workloads_of  # heavy-ish; most objects never need it
-
-        return workloads_of(obj, self.inventory)
+        """Derived workloads (pod sets and per-pod requests) of ``obj`` in this inventory."""
+        return WORKLOADS.of(obj, self.inventory)
 
 
 def unless_complete(inventory: Inventory) -> Severity | None:
@@ -67,35 +70,33 @@ RuleFunc = Callable[[KObject, RuleContext], Iterable[Violation]]
 PYTHON_RULES: dict[str, RuleFunc] = {}
 
 
-@dataclass(frozen=True)
-class RunTable:
-    """A table some rules build from every object of the run and keep in ``inventory.cache``.
+class RunTable(Fact):
+    """A fact some rules build from every object of the run.
 
     In a parallel run (-j) each worker builds ``part`` from the objects it loaded itself, and
-    the merged parts go into every worker's cache: no worker derives every object of the run
-    again.  A serial run builds it from all objects the first time a rule asks.
+    the merged parts are provided to every worker's inventory: no worker derives every object
+    of the run again.  A serial run builds it from all objects the first time a rule asks.
     """
 
-    key: str                      # the inventory.cache key the rules read
-    codes: tuple[str, ...]        # the rules that read it: built only when one of them runs
-    part: Callable[[list[KObject], RuleContext], Any]
-    merge: Callable[[list[Any]], Any]
+    __slots__ = ("codes", "part", "merge")
 
-    def of(self, ctx: RuleContext) -> Any:
-        cache = ctx.inventory.cache
-        if self.key not in cache:
-            cache[self.key] = self.part(ctx.inventory.objects, ctx)
-        return cache[self.key]
+    def __init__(self, name: str, codes: tuple[str, ...],
+                 part: Callable[[list[KObject], RuleContext], Any],
+                 merge: Callable[[list[Any]], Any]) -> None:
+        super().__init__(name, lambda ctx: part(ctx.inventory.objects, ctx))
+        self.codes = codes     # the rules that read it: built only when one of them runs
+        self.part = part
+        self.merge = merge
 
 
 RUN_TABLES: dict[str, RunTable] = {}
 
 
-def run_table(key: str, codes: tuple[str, ...], merge: Callable[[list[Any]], Any]):
-    """Register ``part(objects, ctx)`` as the builder of the run table ``key``."""
+def run_table(name: str, codes: tuple[str, ...], merge: Callable[[list[Any]], Any]):
+    """Register ``part(objects, ctx)`` as the builder of the run table ``name``."""
 
     def register(part: Callable[[list[KObject], RuleContext], Any]) -> RunTable:
-        table = RUN_TABLES[key] = RunTable(key, codes, part, merge)
+        table = RUN_TABLES[name] = RunTable(name, codes, part, merge)
         return table
 
     return register

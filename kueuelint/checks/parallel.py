@@ -18,7 +18,7 @@ import traceback
 from dataclasses import dataclass
 
 from kueuelint.config import Config
-from kueuelint.findings import Finding, RunResult
+from kueuelint.findings import Finding, RunResult, RunStatistics
 from kueuelint.load.discover import Target
 from kueuelint.load.source import Document, SourceFile
 from kueuelint.run import FirstError, Run, assemble, identify_file, read_entries, read_entry
@@ -97,15 +97,14 @@ def _run_workers(entries: list[tuple[Target, bool, str | None]], config: Config,
         tables = _merge_tables([_receive(conn) for _, conn in workers])
         for _, conn in workers:
             conn.send(tables)
-        findings, files, objects, stats, errors = [], 0, 0, {}, []
+        findings, files, objects, stats, errors = [], 0, 0, RunStatistics(), []
         for _, conn in workers:
             shard_findings, shard_files, shard_objects, shard_stats, error = _receive(conn)
             findings += shard_findings
             files += shard_files
             objects += shard_objects
             errors += [error] if error else []
-            for name, count in shard_stats.items():
-                stats[name] = stats.get(name, 0) + count
+            stats.add(shard_stats)
     finally:
         for process, conn in workers:
             conn.close()
@@ -141,6 +140,7 @@ def _receive(conn):
 
 def _worker(conn, shard_entries, config: Config, rules, use_suppressions: bool, stdin_name: str) -> None:
     try:
+        from kueuelint.checks.api import RUN_TABLES
         from kueuelint.checks.runner import Checker
 
         errors = FirstError()
@@ -155,7 +155,8 @@ def _worker(conn, shard_entries, config: Config, rules, use_suppressions: bool, 
         checker = Checker(rules, config, use_suppressions=use_suppressions)
         own_objects = [obj for entry in own.values() for obj in entry.objects]
         conn.send(_table_parts(checker, run.inventory, own_objects, rules))
-        run.inventory.cache.update(conn.recv())
+        for name, table in conn.recv().items():
+            RUN_TABLES[name].provide(run.inventory, table)
         result = checker.run(run)
         conn.send((result.findings, result.files, result.objects, result.stats, result.internal_error))
     except Exception:  # reported by the parent as an internal error

@@ -16,7 +16,7 @@ from kueuelint.checks.api import PYTHON_RULES, RuleContext, Violation
 from kueuelint.checks.registry import RuleDef, effective_options
 from kueuelint.config import Config, resolve_paths
 from kueuelint.errors import internal_error_message
-from kueuelint.findings import Finding, Fix, Location, RunResult, Severity, format_path
+from kueuelint.findings import Finding, Fix, Location, RunResult, RunStatistics, Severity, format_path
 from kueuelint.identify.objects import KObject
 from kueuelint.index.inventory import Inventory
 from kueuelint.load.source import LoadedFile
@@ -51,7 +51,7 @@ class Checker:
         self._by_kind: dict[str, list[RuleDef]] = {}
         self._cel_inputs_by_kind: dict[str, tuple] = {}
         self._rule_ctxs: dict[str, tuple[RuleContext, RuleContext]] = {}
-        self.stats: dict[str, int] = {}
+        self.stats = RunStatistics()
         # A bug in kueuelint itself (not in a rule, not in the input): the run goes on with the
         # other files so their findings are still written, and the exit status says "report this".
         self.internal_error: str | None = None
@@ -95,8 +95,7 @@ class Checker:
                     self.note_internal_error(exc, f"checking {state.loaded.source.path}")
                 if self.progress:
                     self.progress(number, len(states))
-        for name, count in inventory.cache.get("schema:stats", {}).items():
-            self.stats[name] = self.stats.get(name, 0) + count
+        self.stats.add(ctx.stats)
         return self.findings
 
     def _check_file(self, state: FileState, ctx: RuleContext) -> None:

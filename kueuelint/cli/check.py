@@ -189,9 +189,8 @@ def _print_not_fixed(report) -> None:
               f"{finding.code}: {reason}", file=sys.stderr)
 
 
-def _explain_stats(stats: dict[str, int]) -> None:
-    evaluated = stats.get("cel_rules_evaluated", 0)
-    skipped = stats.get("transition_rules_skipped", 0)
+def _explain_stats(stats) -> None:
+    evaluated, skipped = stats.cel_rules_evaluated, stats.transition_rules_skipped
     print(f"kueuelint: {evaluated} CRD CEL rule evaluations", file=sys.stderr)
     if skipped:
         print(f"kueuelint: {skipped} CRD transition rules (using oldSelf) skipped: they judge updates; "

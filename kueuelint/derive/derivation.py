@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from kueuelint.accounting.requests import ResourcesConfig, pod_requests
 from kueuelint.derive.model import PodSet, Workload
 from kueuelint.identify.objects import dig
+from kueuelint.kueue.facts import Fact
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
@@ -209,14 +210,14 @@ class _Derivation:
 
 
 def resources_config(inventory) -> ResourcesConfig:
-    """The Kueue Configuration's ``resources`` section of the run (cached on the inventory)."""
+    """The Kueue Configuration's ``resources`` section of the run (one per inventory)."""
     if inventory is None:
         return ResourcesConfig()
-    cache = inventory.cache
-    if "kueuelint.resources-config" not in cache:
-        cache["kueuelint.resources-config"] = ResourcesConfig.from_configuration(
-            inventory.kueue_configuration())
-    return cache["kueuelint.resources-config"]
+    return RESOURCES_CONFIG.of(inventory)
+
+
+RESOURCES_CONFIG = Fact("resources-config",
+                        lambda inventory: ResourcesConfig.from_configuration(inventory.kueue_configuration()))
 
 
 def _unique(problems: list) -> list:

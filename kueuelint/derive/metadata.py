@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kueuelint.kueue.facts import ObjectMemo
+
 MAX_DEPTH = 24   # deeper than any real template nesting; bounds the walk on hostile input
 FIELDS = ("labels", "annotations")
-OUTLINE = "metadata-outline"
 
 
 @dataclass
@@ -27,11 +28,8 @@ class Outline:
 
 
 def outline_of(obj) -> Outline:
-    """The outline of a loaded object, walked once and kept in its cache."""
-    found = obj.cache.get(OUTLINE)
-    if found is None:
-        found = obj.cache[OUTLINE] = outline(obj.data)
-    return found
+    """The outline of a loaded object, walked once and kept on it."""
+    return OUTLINE.of(obj)
 
 
 def metadata_maps(obj, field: str = "labels") -> list[tuple[tuple, dict]]:
@@ -87,3 +85,6 @@ def _note_gates(node: dict, path: tuple, found: Outline) -> None:
             name = gate.get("name") if isinstance(gate, dict) else None
             if name is not None:
                 found.gates.append((path + ("schedulingGates", index, "name"), name))
+
+
+OUTLINE: ObjectMemo[Outline] = ObjectMemo("metadata-outline", lambda obj: outline(obj.data))

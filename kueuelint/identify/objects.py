@@ -29,7 +29,8 @@ class KObject:
     name: str
     namespace: str | None          # effective namespace (None for cluster-scoped kinds)
     info: KindInfo | None
-    cache: dict[str, Any] = field(default_factory=dict, repr=False)
+    # what kueuelint.kueue.facts.ObjectMemo computes from this object alone, by memo
+    memos: dict[Any, Any] = field(default_factory=dict, repr=False)
     key: str = field(init=False)   # ``group/Kind``: every rule dispatch and lookup asks for it
 
     def __post_init__(self) -> None:

@@ -8,6 +8,7 @@ from typing import Iterable
 from kueuelint.identify.kinds import KUEUE_CONFIG_GROUP, KUEUE_GROUP
 from kueuelint.identify.objects import KObject
 from kueuelint.identify.placeholders import is_placeholder
+from kueuelint.kueue.facts import Fact, FactStore
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 KUEUE_CONFIGMAP_NAMES = ("kueue-manager-config",)
@@ -29,7 +30,7 @@ class Inventory:
         self._by_name: dict[tuple[str, str | None, str], KObject] = {}
         self._all_named: dict[tuple[str, str | None, str], list[KObject]] = defaultdict(list)
         self._position: dict[int, int] = {}
-        self.cache: dict = {}
+        self.facts = FactStore()   # what is computed from these objects, dropped by ``add``
         for obj in objects:
             self.add(obj)
 
@@ -39,7 +40,7 @@ class Inventory:
         self._by_kind[obj.key].append(obj)
         self._by_name.setdefault((obj.key, obj.namespace, obj.name), obj)
         self._all_named[(obj.key, obj.namespace, obj.name)].append(obj)
-        self.cache.clear()
+        self.facts.clear()
 
     def of_kind(self, key: str) -> list[KObject]:
         return self._by_kind.get(key, [])
@@ -84,12 +85,7 @@ class Inventory:
 
     def local_queues_named(self, name: str) -> list[KObject]:
         """LocalQueues called ``name`` in any namespace, in run order."""
-        by_name = self.cache.get("local-queues-by-name")
-        if by_name is None:
-            by_name = self.cache["local-queues-by-name"] = defaultdict(list)
-            for queue in self.kueue_of_kind("LocalQueue"):
-                by_name[queue.name].append(queue)
-        return by_name.get(name, [])
+        return LOCAL_QUEUES_BY_NAME.of(self).get(name, [])
 
     def cluster_queue_of(self, local_queue: KObject | None) -> KObject | None:
         name = cluster_queue_name(local_queue) if local_queue is not None else None
@@ -97,12 +93,7 @@ class Inventory:
 
     def limit_ranges(self, namespace: str | None) -> list[KObject]:
         """The namespace's LimitRanges (a new list); asked for every pod set derived."""
-        by_namespace = self.cache.get("limit-ranges")
-        if by_namespace is None:
-            by_namespace = self.cache["limit-ranges"] = defaultdict(list)
-            for limit_range in self.of_kind("LimitRange"):
-                by_namespace[limit_range.namespace].append(limit_range)
-        return list(by_namespace.get(namespace, ()))
+        return list(LIMIT_RANGES_BY_NAMESPACE.of(self).get(namespace, ()))
 
     def runtime_class(self, name: str) -> KObject | None:
         return self.get("node.k8s.io/RuntimeClass", name)
@@ -116,21 +107,39 @@ class Inventory:
 
     def kueue_configurations(self) -> list[dict]:
         """Every distinct Kueue Configuration of the run, in run order."""
-        if "kueue-configs" not in self.cache:
-            self.cache["kueue-configs"] = self._find_kueue_configurations()
-        return self.cache["kueue-configs"]
+        return KUEUE_CONFIGURATIONS.of(self)
 
-    def _find_kueue_configurations(self) -> list[dict]:
-        found: list[dict] = []
-        for obj in self.of_kind(f"{KUEUE_CONFIG_GROUP}/Configuration"):
-            if isinstance(obj.data, dict) and obj.data not in found:
-                found.append(obj.data)
-        for obj in self.of_kind("ConfigMap"):
-            if obj.name in KUEUE_CONFIGMAP_NAMES or obj.name.endswith("-manager-config"):
-                parsed = _configuration_from_configmap(obj)
-                if parsed is not None and parsed not in found:
-                    found.append(parsed)
-        return found
+
+def _local_queues_by_name(inventory: Inventory) -> dict[str, list[KObject]]:
+    by_name: dict[str, list[KObject]] = defaultdict(list)
+    for queue in inventory.kueue_of_kind("LocalQueue"):
+        by_name[queue.name].append(queue)
+    return by_name
+
+
+def _limit_ranges_by_namespace(inventory: Inventory) -> dict[str | None, list[KObject]]:
+    by_namespace: dict[str | None, list[KObject]] = defaultdict(list)
+    for limit_range in inventory.of_kind("LimitRange"):
+        by_namespace[limit_range.namespace].append(limit_range)
+    return by_namespace
+
+
+def _find_kueue_configurations(inventory: Inventory) -> list[dict]:
+    found: list[dict] = []
+    for obj in inventory.of_kind(f"{KUEUE_CONFIG_GROUP}/Configuration"):
+        if isinstance(obj.data, dict) and obj.data not in found:
+            found.append(obj.data)
+    for obj in inventory.of_kind("ConfigMap"):
+        if obj.name in KUEUE_CONFIGMAP_NAMES or obj.name.endswith("-manager-config"):
+            parsed = _configuration_from_configmap(obj)
+            if parsed is not None and parsed not in found:
+                found.append(parsed)
+    return found
+
+
+LOCAL_QUEUES_BY_NAME = Fact("local-queues-by-name", _local_queues_by_name)
+LIMIT_RANGES_BY_NAMESPACE = Fact("limit-ranges-by-namespace", _limit_ranges_by_namespace)
+KUEUE_CONFIGURATIONS = Fact("kueue-configurations", _find_kueue_configurations)
 
 
 def explicit_namespace(obj: KObject) -> str | None:

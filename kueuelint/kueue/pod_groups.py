@@ -6,6 +6,8 @@ inventory, so any layer's objects will do.
 
 from __future__ import annotations
 
+from kueuelint.kueue.facts import Fact
+
 GROUP_KEY = "kueue.x-k8s.io/pod-group-name"
 
 
@@ -21,12 +23,17 @@ def group_of(pod) -> tuple[str | None, tuple | None]:
 
 def group_members(ctx, pod) -> list:
     """Every Pod of the run in ``pod``'s group (checked files and context), in run order."""
-    cache = ctx.inventory.cache.setdefault("kueuelint.pod-groups", {})
-    if not cache:
-        for other in ctx.inventory.of_kind("Pod"):
-            name, _ = group_of(other)
-            if name:
-                cache.setdefault((other.namespace, name), []).append(other)
-        cache.setdefault(None, [])
     name, _ = group_of(pod)
-    return cache.get((pod.namespace, name), [])
+    return POD_GROUPS.of(ctx.inventory).get((pod.namespace, name), [])
+
+
+def _pod_groups(inventory) -> dict[tuple, list]:
+    groups: dict[tuple, list] = {}
+    for other in inventory.of_kind("Pod"):
+        name, _ = group_of(other)
+        if name:
+            groups.setdefault((other.namespace, name), []).append(other)
+    return groups
+
+
+POD_GROUPS = Fact("pod-groups", _pod_groups)   # (namespace, group name) -> its Pods

@@ -7,6 +7,8 @@ spec-level CEL rules. pydantic is imported only when a model is first used (``mo
 
 from __future__ import annotations
 
+from kueuelint.kueue.facts import ObjectMemo
+
 
 def model_for(group: str, version: str, kind: str):
     """The model class for an object, or None when kueuelint has no built-in model for it."""
@@ -18,10 +20,15 @@ def model_for(group: str, version: str, kind: str):
 def typed_view(obj):
     """``obj`` (an identified object) as its model, or None when there is no model or the object
     does not validate (the schema rules report why).  Kept on the object: validation is costly."""
-    if "typed" not in obj.cache:
-        model = model_for(obj.group, obj.version, obj.kind)
-        try:
-            obj.cache["typed"] = model.model_validate(obj.data) if model else None
-        except Exception:  # pydantic.ValidationError
-            obj.cache["typed"] = None
-    return obj.cache["typed"]
+    return TYPED_VIEW.of(obj)
+
+
+def _validate(obj):
+    model = model_for(obj.group, obj.version, obj.kind)
+    try:
+        return model.model_validate(obj.data) if model else None
+    except Exception:  # pydantic.ValidationError
+        return None
+
+
+TYPED_VIEW = ObjectMemo("typed-view", _validate)

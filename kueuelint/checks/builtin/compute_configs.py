@@ -7,14 +7,20 @@ import re
 from kueuelint.checks.api import RuleContext, Violation, rule
 from kueuelint.checks.builtin import compute_common as common
 from kueuelint.identify.objects import KObject
+from kueuelint.kueue.facts import ObjectFact, ObjectMemo
 
 
 def _groups(obj: KObject):
+    return ANYSCALE_GROUPS.of(obj)
+
+
+def _node_groups(obj: KObject):
     from kueuelint.models.anyscale import node_groups
 
-    if "anyscale-groups" not in obj.cache:
-        obj.cache["anyscale-groups"] = node_groups(obj)
-    return obj.cache["anyscale-groups"]
+    return node_groups(obj)
+
+
+ANYSCALE_GROUPS = ObjectMemo("anyscale-node-groups", _node_groups)
 
 
 def _root(obj: KObject) -> tuple[dict, tuple]:
@@ -166,12 +172,17 @@ def placement_in_config(obj: KObject, ctx: RuleContext):
 def resources_covered(obj: KObject, ctx: RuleContext):
     if not uses_kueue(obj, ctx):
         return
+    workloads = COMPUTE_WORKLOADS.of(obj, ctx.inventory)
+    yield from common.coverage_violations(obj, workloads, ctx.inventory)
+
+
+def _compute_workloads(obj: KObject, inventory):
     from kueuelint.derive.compute_configs import derive_compute_config_workloads
 
-    workloads = obj.cache.get("compute-workloads")
-    if workloads is None:
-        workloads = obj.cache["compute-workloads"] = derive_compute_config_workloads(obj, ctx.inventory)
-    yield from common.coverage_violations(obj, workloads, ctx.inventory)
+    return derive_compute_config_workloads(obj, inventory)
+
+
+COMPUTE_WORKLOADS = ObjectFact("compute-config-workloads", _compute_workloads)
 
 
 @rule("KQ808")

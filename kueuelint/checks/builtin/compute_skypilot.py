@@ -9,6 +9,7 @@ from __future__ import annotations
 from kueuelint.checks.api import RuleContext, Violation, rule
 from kueuelint.checks.builtin import compute_common as common
 from kueuelint.identify.objects import KObject
+from kueuelint.kueue.facts import ObjectFact
 
 CONFIG = "skypilot.co/Config"
 TASK = "skypilot.co/Task"
@@ -22,9 +23,11 @@ def _sky():
 
 
 def _effective(obj: KObject, ctx: RuleContext):
-    if "sky-effective" not in obj.cache:
-        obj.cache["sky-effective"] = _sky().effective(obj, ctx.inventory)
-    return obj.cache["sky-effective"]
+    return SKY_EFFECTIVE.of(obj, ctx.inventory)
+
+
+# a task's settings with the run's config files applied
+SKY_EFFECTIVE = ObjectFact("skypilot-effective", lambda obj, inventory: _sky().effective(obj, inventory))
 
 
 def own_scopes(obj: KObject) -> list:

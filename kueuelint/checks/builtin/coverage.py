@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from kueuelint.accounting.quantity import format_quantity
 from kueuelint.checks.api import RuleContext, Violation, rule, run_table
 from kueuelint.identify.objects import KObject
+from kueuelint.kueue.facts import Fact, ObjectFact
 
 # Kueue >= 0.16 ignores a zero request for a resource nobody covers (kueue#8079).
 ZERO_REQUESTS_IGNORED_FROM = (0, 16)
@@ -60,14 +61,18 @@ def target_of(obj: KObject, workload, inventory) -> Target | None:
 
 def ambiguous(inventory, obj: KObject) -> bool:
     """True when the run defines ``obj``'s kind/namespace/name more than once, differently."""
-    cache = inventory.cache.setdefault("kueuelint.definitions", {})
-    if obj.key not in cache:
+    known = CONFLICTING_DEFINITIONS.of(inventory)
+    if obj.key not in known:
         specs: dict[tuple, list] = {}
         for other in inventory.of_kind(obj.key):
             specs.setdefault((other.namespace, other.name), []).append(other.data.get("spec"))
-        cache[obj.key] = {identity for identity, found in specs.items()
+        known[obj.key] = {identity for identity, found in specs.items()
                           if any(spec != found[0] for spec in found[1:])}
-    return (obj.namespace, obj.name) in cache[obj.key]
+    return (obj.namespace, obj.name) in known[obj.key]
+
+
+# kind -> the (namespace, name) pairs defined more than once with different specs
+CONFLICTING_DEFINITIONS: Fact[dict[str, set]] = Fact("conflicting-definitions", lambda inventory: {})
 
 
 def resource_groups(cluster_queue: KObject) -> list[dict]:
@@ -127,10 +132,11 @@ class Uncovered:
 
 
 def uncovered_requests(obj: KObject, ctx: RuleContext) -> list[Uncovered]:
-    """Every (pod set, resource) Kueue would refuse, once per object."""
-    cached = obj.cache.get("kueuelint.uncovered")
-    if cached is not None:
-        return cached
+    """Every (pod set, resource) Kueue would refuse, once per object and inventory."""
+    return UNCOVERED.of(obj, ctx)
+
+
+def _uncovered_requests(obj: KObject, ctx: RuleContext) -> list[Uncovered]:
     found: list[Uncovered] = []
     config = resources_config(ctx.inventory)
     if not config.quota_check_ignores_undeclared:
@@ -138,8 +144,10 @@ def uncovered_requests(obj: KObject, ctx: RuleContext) -> list[Uncovered]:
             target = target_of(obj, workload, ctx.inventory)
             if target is not None:
                 found += _uncovered_in(workload, target, ctx)
-    obj.cache["kueuelint.uncovered"] = found
     return found
+
+
+UNCOVERED: ObjectFact[list[Uncovered]] = ObjectFact("uncovered-requests", _uncovered_requests)
 
 
 def _uncovered_in(workload, target: Target, ctx: RuleContext) -> list[Uncovered]:

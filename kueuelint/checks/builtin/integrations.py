@@ -18,6 +18,7 @@ from kueuelint.kueue.labels import home_label, metadata_path
 from kueuelint.kueue.pod_groups import group_members, group_of
 from kueuelint.findings import Severity
 from kueuelint.identify.objects import KObject
+from kueuelint.kueue.facts import ObjectFact
 from kueuelint.index.inventory import QUEUE_LABEL, explicit_namespace
 
 ELASTIC = "kueue.x-k8s.io/elastic-job"
@@ -54,9 +55,7 @@ class Managed:
 
 def managed(obj: KObject, ctx: RuleContext) -> Managed | None:
     """How Kueue comes to manage ``obj``, or None when it leaves the object alone."""
-    if "kueuelint.managed" not in obj.cache:
-        obj.cache["kueuelint.managed"] = _managed(obj, ctx)
-    return obj.cache["kueuelint.managed"]
+    return MANAGED.of(obj, ctx)
 
 
 def _managed(obj: KObject, ctx: RuleContext) -> Managed | None:
@@ -72,6 +71,9 @@ def _managed(obj: KObject, ctx: RuleContext) -> Managed | None:
     if config.get("manageJobsWithoutQueueName") is True:
         return Managed(None, None, "is managed by Kueue (manageJobsWithoutQueueName is true)")
     return None
+
+
+MANAGED: ObjectFact[Managed | None] = ObjectFact("managed-by-kueue", _managed)
 
 
 def _namespace_managed(namespace: str, ctx: RuleContext) -> bool:

@@ -21,6 +21,7 @@ from kueuelint.findings import Severity
 from kueuelint.checks.api import RuleContext, Violation, rule
 from kueuelint.identify.kinds import KUEUE_CONFIG_GROUP
 from kueuelint.identify.objects import KObject
+from kueuelint.kueue.facts import ObjectMemo
 from kueuelint.kueue.label_syntax import selector_problems
 from kueuelint.load import yamlnodes
 from kueuelint.load.source import Document, split_lines
@@ -61,10 +62,8 @@ class ConfigView:
 
 
 def view(obj: KObject) -> ConfigView | None:
-    """The Configuration held by ``obj`` (cached on the object), or None."""
-    if "kueue-config:view" not in obj.cache:
-        obj.cache["kueue-config:view"] = _read(obj)
-    return obj.cache["kueue-config:view"]
+    """The Configuration held by ``obj`` (read once), or None."""
+    return CONFIG_VIEW.of(obj)
 
 
 def _read(obj: KObject) -> ConfigView | None:
@@ -79,6 +78,9 @@ def _read(obj: KObject) -> ConfigView | None:
     if obj.name not in CONFIGMAP_NAMES and KUEUE_CONFIG_GROUP not in text:
         return None  # other controller-runtime projects (JobSet, LWS) ship the same key
     return _embedded(obj, text)
+
+
+CONFIG_VIEW: ObjectMemo[ConfigView | None] = ObjectMemo("kueue-configuration-view", _read)
 
 
 def _embedded(obj: KObject, text: str) -> ConfigView:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from kueuelint.checks.api import RuleContext, Violation, rule
 from kueuelint.checks.builtin import coverage
 from kueuelint.identify.objects import KObject
+from kueuelint.kueue.facts import ObjectFact
 
 REQUIRED = ("requiredDuringSchedulingIgnoredDuringExecution",)
 AFFINITY = ("affinity", "nodeAffinity") + REQUIRED
@@ -49,10 +50,7 @@ class Conflict:
 # --- KQ702: no flavor can ever match ----------------------------------------------------------------
 
 def conflicts(obj: KObject, ctx: RuleContext) -> list[Conflict]:
-    cached = obj.cache.get("kueuelint.placement-conflicts")
-    if cached is None:
-        cached = obj.cache["kueuelint.placement-conflicts"] = _find_conflicts(obj, ctx)
-    return cached
+    return PLACEMENT_CONFLICTS.of(obj, ctx)
 
 
 def _find_conflicts(obj: KObject, ctx: RuleContext) -> list[Conflict]:
@@ -63,6 +61,9 @@ def _find_conflicts(obj: KObject, ctx: RuleContext) -> list[Conflict]:
             seen.add(conflict.path)
             found.append(conflict)
     return found
+
+
+PLACEMENT_CONFLICTS: ObjectFact[list[Conflict]] = ObjectFact("placement-conflicts", _find_conflicts)
 
 
 def queued_pod_sets(obj: KObject, ctx: RuleContext):

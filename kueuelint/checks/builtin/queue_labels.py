@@ -17,6 +17,7 @@ from kueuelint.checks.api import RuleContext, Violation, incomplete_note, rule, 
 from kueuelint.derive.metadata import metadata_maps
 from kueuelint.findings import Severity
 from kueuelint.identify.objects import KObject
+from kueuelint.kueue.facts import Fact
 from kueuelint.index.inventory import QUEUE_LABEL, explicit_namespace
 from kueuelint.kueue.configuration import enabled_frameworks
 from kueuelint.kueue.kinds import FRAMEWORK_OF, SPECS
@@ -213,10 +214,10 @@ def local_queue_not_found(obj: KObject, ctx: RuleContext):
 
 
 def _queue_names(inventory) -> set[str]:
-    names = inventory.cache.get("queue-labels:lq-names")
-    if names is None:
-        names = inventory.cache["queue-labels:lq-names"] = {lq.name for lq in inventory.of_kind(LOCAL_QUEUE)}
-    return names
+    return LOCAL_QUEUE_NAMES.of(inventory)
+
+
+LOCAL_QUEUE_NAMES = Fact("local-queue-names", lambda inventory: {lq.name for lq in inventory.of_kind(LOCAL_QUEUE)})
 
 
 def _explicit_namespace(obj: KObject) -> bool:

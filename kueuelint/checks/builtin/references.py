@@ -17,6 +17,7 @@ from kueuelint.identify.kinds import KUEUE_GROUP
 from kueuelint.kueue.label_syntax import selector_problems
 from kueuelint.kueue.quota_tree import cohort_of, flavor_names, group_path, parent_of, resource_groups
 from kueuelint.identify.objects import KObject
+from kueuelint.kueue.facts import Fact
 from kueuelint.index.inventory import explicit_namespace
 
 PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
@@ -309,18 +310,23 @@ def cohort_name_typo(obj: KObject, ctx: RuleContext):
 
 
 def _cohort_users(ctx: RuleContext) -> dict[str, set[str]]:
-    cache = ctx.inventory.cache
-    if "references:cohort-users" not in cache:
-        users: dict[str, set[str]] = {}
-        for cq in ctx.inventory.kueue_of_kind("ClusterQueue"):
-            if cohort_of(cq):
-                users.setdefault(cohort_of(cq), set()).add(cq.display())
-        for cohort in ctx.inventory.kueue_of_kind("Cohort"):
-            users.setdefault(cohort.name, set()).add(cohort.display())
-            if parent_of(cohort):
-                users.setdefault(parent_of(cohort), set()).add(cohort.display())
-        cache["references:cohort-users"] = users
-    return cache["references:cohort-users"]
+    return COHORT_USERS.of(ctx.inventory)
+
+
+def _find_cohort_users(inventory) -> dict[str, set[str]]:
+    """Cohort name -> the ClusterQueues and Cohorts that name it (or are it)."""
+    users: dict[str, set[str]] = {}
+    for cq in inventory.kueue_of_kind("ClusterQueue"):
+        if cohort_of(cq):
+            users.setdefault(cohort_of(cq), set()).add(cq.display())
+    for cohort in inventory.kueue_of_kind("Cohort"):
+        users.setdefault(cohort.name, set()).add(cohort.display())
+        if parent_of(cohort):
+            users.setdefault(parent_of(cohort), set()).add(cohort.display())
+    return users
+
+
+COHORT_USERS = Fact("cohort-users", _find_cohort_users)
 
 
 # --- KQ512: Workload -> LocalQueue, priority class -------------------------------------------

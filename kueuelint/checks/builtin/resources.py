@@ -14,6 +14,7 @@ from kueuelint.accounting.quantity import format_quantity, pod_value_problem, sa
 from kueuelint.checks.api import RuleContext, Violation, rule
 from kueuelint.checks.builtin import coverage
 from kueuelint.identify.objects import KObject
+from kueuelint.kueue.facts import Fact, ObjectMemo
 
 QUANTITY_PROBLEM = "invalid quantity"
 PODS_PROBLEM = "'pods' cannot be requested"
@@ -100,19 +101,27 @@ class Bound:
 
 
 def _quota_state(ctx: RuleContext):
-    cache = ctx.inventory.cache
-    if "kueuelint.quota-state" not in cache:
-        from kueuelint.admission.build import build_state
+    return QUOTA_STATE.of(ctx.inventory)
 
-        cache["kueuelint.quota-state"] = build_state(ctx.inventory)[0]
-    return cache["kueuelint.quota-state"]
+
+def _build_quota_state(inventory):
+    from kueuelint.admission.build import build_state
+
+    return build_state(inventory)[0]
+
+
+QUOTA_STATE = Fact("quota-state", _build_quota_state)
+# (ClusterQueue, flavor, resource) -> what a pod set can get there at most; asked per pod set
+MAX_OBTAINABLE: Fact[dict[tuple, Bound | None]] = Fact("max-obtainable", lambda inventory: {})
+# (flavor names, placement text) -> the flavors a pod set of that placement may use
+ALLOWED_FLAVORS: Fact[dict[tuple, list[str]]] = Fact("allowed-flavors", lambda inventory: {})
 
 
 def max_obtainable(ctx: RuleContext, queue: str, flavor: str, resource: str) -> Bound | None:
     """None when the run cannot tell: the queue borrows from a cohort without a borrowingLimit
     and other members of the cohort may live outside the run."""
     # every pod set queued to the same ClusterQueue asks again: answered once per run
-    known = ctx.inventory.cache.setdefault("kueuelint.max-obtainable", {})
+    known = MAX_OBTAINABLE.of(ctx.inventory)
     key = (queue, flavor, resource)
     if key not in known:
         known[key] = _max_obtainable(ctx, queue, flavor, resource)
@@ -181,10 +190,7 @@ def _infeasible(workload, target, ctx: RuleContext) -> list[tuple[tuple, str]]:
 
 def _groups(cluster_queue: KObject) -> list[tuple[list[str], list[str]]]:
     """(covered resources, flavor names) per resource group, read once per ClusterQueue."""
-    known = cluster_queue.cache.get("kueuelint.resource-groups")
-    if known is None:
-        known = cluster_queue.cache["kueuelint.resource-groups"] = _read_groups(cluster_queue)
-    return known
+    return RESOURCE_GROUPS.of(cluster_queue)
 
 
 def _read_groups(cluster_queue: KObject) -> list[tuple[list[str], list[str]]]:
@@ -194,6 +200,9 @@ def _read_groups(cluster_queue: KObject) -> list[tuple[list[str], list[str]]]:
         names = [f["name"] for f in flavors if isinstance(f, dict) and isinstance(f.get("name"), str)]
         groups.append((coverage.group_resources(group), names))
     return groups
+
+
+RESOURCE_GROUPS = ObjectMemo("resource-groups", _read_groups)
 
 
 def _need(pod_set, placement, workload, resources, flavors, ctx: RuleContext) -> _Need | None:
@@ -214,7 +223,7 @@ def _allowed_flavors(ctx: RuleContext, flavors: list[str], placement) -> list[st
     their placement (often none at all), so each answer is kept for the run."""
     spec, text = placement
     key = (tuple(flavors), text)
-    known = ctx.inventory.cache.setdefault("kueuelint.allowed-flavors", {})
+    known = ALLOWED_FLAVORS.of(ctx.inventory)
     if key not in known:
         known[key] = [name for name in flavors if _placeable(ctx, name, spec)]
     return known[key]

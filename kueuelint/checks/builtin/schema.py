@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from kueuelint.checks.api import RuleContext, Violation, rule
 from kueuelint.identify.objects import KObject
+from kueuelint.kueue.facts import Fact, ObjectFact
 from kueuelint.kueue.kinds import REMOVED_FRAMEWORKS  # frameworks Kueue's latest model no longer knows
 
 # spelled out (not imported from kueuelint.schema) so runs without CRDs never load the schema code
 CRD_KEY = "apiextensions.k8s.io/CustomResourceDefinition"
 
 _KUEUE_GROUPS = ("kueue.x-k8s.io", "config.kueue.x-k8s.io")
-_CACHE_KEY = "schema:issues"
 
 
 @rule("KQ110")
@@ -86,9 +86,7 @@ def _embedded_configuration(obj: KObject, ctx: RuleContext):
 
 
 def _issues(obj: KObject, ctx: RuleContext) -> list:
-    if _CACHE_KEY not in obj.cache:
-        obj.cache[_CACHE_KEY] = _validate(obj, ctx)
-    return obj.cache[_CACHE_KEY]
+    return SCHEMA_ISSUES.of(obj, ctx)
 
 
 def _validate(obj: KObject, ctx: RuleContext) -> list:
@@ -102,6 +100,9 @@ def _validate(obj: KObject, ctx: RuleContext) -> list:
 
         return builtin.validate(obj.group, obj.version, obj.kind, obj.data) or []
     return []
+
+
+SCHEMA_ISSUES = ObjectFact("schema-issues", _validate)
 
 
 def _by_crd(obj: KObject, ctx: RuleContext, index) -> list:
@@ -119,17 +120,9 @@ def _by_crd(obj: KObject, ctx: RuleContext, index) -> list:
     issues, runner = crd.validate(version, obj.data,
                                   engine=None if engine in (None, "", "auto") else engine)
     if runner is not None:
-        stats = run_stats(ctx.inventory)
-        stats["cel_rules_evaluated"] += runner.evaluated
-        stats["transition_rules_skipped"] += runner.skipped_transition
+        ctx.stats.cel_rules_evaluated += runner.evaluated
+        ctx.stats.transition_rules_skipped += runner.skipped_transition
     return issues
-
-
-def run_stats(inventory) -> dict:
-    """Counts for ``-v``: CEL rule evaluations, and transition rules (``oldSelf``) skipped
-    because a plain file has no old version (they run under ``kueuelint diff``)."""
-    return inventory.cache.setdefault("schema:stats", {"cel_rules_evaluated": 0,
-                                                       "transition_rules_skipped": 0})
 
 
 def _setting(ctx: RuleContext, attribute: str, option: str):
@@ -142,13 +135,16 @@ def _setting(ctx: RuleContext, attribute: str, option: str):
 def crd_index_for(ctx: RuleContext):
     """The run's CRD index (inventory CRDs + configured ``crds`` paths), built once per run;
     None when the run has no CRD at all, so the common case costs one dictionary lookup."""
-    cache = ctx.inventory.cache
-    if "schema:crd-index" not in cache:
-        paths = tuple(_setting(ctx, "crds", "crds") or ())
-        if not paths and not ctx.inventory.of_kind(CRD_KEY):
-            cache["schema:crd-index"] = None
-        else:
-            from kueuelint.schema.sources import crd_index
+    return CRD_INDEX.of(ctx)
 
-            cache["schema:crd-index"] = crd_index(ctx.inventory, paths) or None
-    return cache["schema:crd-index"]
+
+def _crd_index(ctx: RuleContext):
+    paths = tuple(_setting(ctx, "crds", "crds") or ())
+    if not paths and not ctx.inventory.of_kind(CRD_KEY):
+        return None
+    from kueuelint.schema.sources import crd_index
+
+    return crd_index(ctx.inventory, paths) or None
+
+
+CRD_INDEX = Fact("crd-index", _crd_index)
