@@ -63,13 +63,13 @@ def _simulate(inventory, incoming: list, max_cycles: int | None, jobs: int | Non
     state.topology = _topologies(inventory)
     _apply_configuration(state, inventory)
     priorities = Priorities(inventory)
-    pending, unread = _snapshot_workloads(inventory, incoming, priorities, progress)
+    pending, unread, positions = _snapshot_workloads(inventory, incoming, priorities, progress)
     holders: dict[tuple[str, str], object] = {}     # (queue, key) -> Workload, to requeue a victim
     # Holders become records when their cohort tree is simulated, by the process that does it.
-    state.defer_holders(unread, _holder_reader(priorities, holders))
+    state.defer_holders(unread, _holder_reader(priorities, holders, positions))
     first_incoming = len(pending)
     for obj in incoming:
-        pending += _pending_of(obj, inventory, priorities, len(pending))
+        pending += _with_stand_in_uid(_pending_of(obj, inventory, priorities, len(pending)), obj, positions)
     outcomes: dict[str, Outcome] = {}
     queued = []
     routes: dict[tuple, _Route] = {}
@@ -93,32 +93,56 @@ def _simulate(inventory, incoming: list, max_cycles: int | None, jobs: int | Non
     return result
 
 
-def _snapshot_workloads(inventory, incoming: list, priorities: Priorities,
-                        progress: Callable[[str], None]) -> tuple[list[Pending], dict[str, list]]:
-    """The snapshot's pending workloads, and its holders' Workloads per queue."""
+def _snapshot_workloads(inventory, incoming: list, priorities: Priorities, progress: Callable[[str], None]
+                        ) -> tuple[list[Pending], dict[str, list], dict[int, int]]:
+    """The snapshot's pending workloads, its holders' Workloads per queue, and where each
+    Workload object (incoming ones too) stands in the input (id -> position)."""
     incoming_ids = {id(obj) for obj in incoming}
     pending: list[Pending] = []
     unread: dict[str, list] = {}
+    positions: dict[int, int] = {}
     workloads = inventory.of_kind(WORKLOAD_KEY)
     for number, obj in enumerate(workloads):
         if number % PROGRESS_EVERY == 0:
             progress(f"reading Workloads: {number:,}/{len(workloads):,}")
+        positions[id(obj)] = number
         if id(obj) in incoming_ids:
             continue
         state_now, queue = standing(obj)
         if state_now == HOLDS and queue is not None:
             unread.setdefault(queue, []).append(obj)
         elif state_now == WAITS:
-            pending += _pending_of(obj, inventory, priorities, len(pending))
-    return pending, unread
+            pending += _with_stand_in_uid(_pending_of(obj, inventory, priorities, len(pending)), obj, positions)
+    return pending, unread, positions
 
 
-def _holder_reader(priorities: Priorities, holders: dict) -> Callable[[object], Admitted | None]:
+def _stand_in_uid(obj, positions: dict[int, int]) -> str | None:
+    """A UID for a Workload written without one, or None when it has one (or is no Workload).
+    Kueue breaks ties between preemption candidates (same priority, admitted in the same
+    second) by UID; an API server would have numbered them in the order they were created,
+    which is the order of the input, so the position comes first."""
+    position = positions.get(id(obj))
+    if position is None or mapping_at(obj, "metadata").get("uid"):
+        return None
+    return f"{position:09d}-{obj.namespace}-{obj.name}"
+
+
+def _with_stand_in_uid(records: list[Pending], obj, positions: dict[int, int]) -> list[Pending]:
+    uid = _stand_in_uid(obj, positions)
+    if uid is not None:
+        for record in records:
+            record.uid = uid
+    return records
+
+
+def _holder_reader(priorities: Priorities, holders: dict, positions: dict[int, int]
+                   ) -> Callable[[object], Admitted | None]:
     """Makes a holder's record, noting its Workload in ``holders`` for a requeue."""
     def read(obj) -> Admitted | None:
         held = admitted_from_workload(obj, priorities)
         if held is not None:
             holders[held.cluster_queue, held.key] = obj
+            held.uid = _stand_in_uid(obj, positions) or held.uid
         return held
 
     return read
@@ -170,6 +194,7 @@ def _requeued(obj, held, inventory, priorities: Priorities) -> Pending | None:
     if not records:
         return None
     records[0].cluster_queue = held.cluster_queue
+    records[0].uid = held.uid       # the same Workload
     return records[0]
 
 
