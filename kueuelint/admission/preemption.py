@@ -69,12 +69,6 @@ def find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
     return list(found)
 
 
-def _borrows_beyond(state: State, cq: ClusterQueue, requests: dict[FR, int], usage: dict[FR, int]) -> bool:
-    """Must the workload borrow a resource that needs no preemption?"""
-    node = state.tree.queues[cq.name]
-    return any(node.borrows_with(fr, amount) for fr, amount in usage.items() if fr not in requests)
-
-
 def _may_evict(cq: ClusterQueue) -> bool:
     """Whether the queue's policies let it evict anything at all: neither its own queue's
     workloads (``withinClusterQueue``) nor other queues' (``reclaimWithinCohort``) otherwise."""
@@ -100,17 +94,17 @@ def _find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
         return fair_targets(state, cq, preemptor, requests, candidates, state.fair_strategies)
     # Candidates are made and sorted only once a run may succeed: most searches end before.
     ordered = None
-    borrows_elsewhere = usage is not None and _borrows_beyond(state, cq, requests, usage)
+    # Kueue's fit checks read the workload's whole usage: a victim also gives back what it
+    # uses of the resources that need no preemption, which may end the preemptor's borrowing.
+    checked = usage or requests
     for allow_borrowing in _runs(state, cq, others, frs):
-        if borrows_elsewhere and not allow_borrowing:
-            continue
-        freed = _freed_by_run(state, cq, preemptor, frs, same, others, allow_borrowing)
-        if not _fits_freed(state, cq, requests, freed, allow_borrowing):
+        freed = _freed_by_run(state, cq, preemptor, set(checked), same, others, allow_borrowing)
+        if not _fits_freed(state, cq, checked, freed, allow_borrowing):
             continue
         if ordered is None:
             ordered = sorted(_candidates(cq, preemptor, same, others), key=lambda c: _order_key(c, cq))
         allowed = [c for c in ordered if not allow_borrowing or c.kind != WITHOUT_BORROWING]
-        chosen = _minimal_set(state, cq, requests, allowed, allow_borrowing)
+        chosen = _minimal_set(state, cq, requests, checked, allowed, allow_borrowing)
         if chosen:
             return [Target(c.workload, _reason(c, allow_borrowing)) for c in chosen]
     return []
@@ -218,29 +212,32 @@ def _contested(candidate: _Candidate, requests) -> dict[FR, int]:
     return {fr: usage[fr] for fr in requests if fr in usage}
 
 
-def _minimal_set(state, cq, requests, candidates, allow_borrowing) -> list[_Candidate]:
+def _minimal_set(state, cq, requests, checked, candidates, allow_borrowing) -> list[_Candidate]:
+    """Kueue's heuristic: evict in order until ``checked`` (the usage whose fit is checked)
+    fits, then keep, newest first, those not needed. Whether a candidate's queue still
+    borrows is judged on the ``requests`` that need preemption."""
     removed: list[_Candidate] = []
     fitted = False
     ancestors = {id(n) for n in state.tree.queues[cq.name].path_to_root()}
     for candidate in candidates:
         if candidate.workload.cluster_queue != cq.name and not _still_borrowing(state, ancestors, candidate, requests):
             continue
-        _take(state, candidate, requests, -1)
+        _take(state, candidate, checked, -1)
         removed.append(candidate)
-        if _fits(state, cq, requests, allow_borrowing):
+        if _fits(state, cq, checked, allow_borrowing):
             fitted = True
             break
     if not fitted:
-        _restore(state, removed, requests)
+        _restore(state, removed, checked)
         return []
     chosen = [removed[-1]]
     for candidate in reversed(removed[:-1]):
-        _take(state, candidate, requests, 1)
-        if _fits(state, cq, requests, allow_borrowing):
+        _take(state, candidate, checked, 1)
+        if _fits(state, cq, checked, allow_borrowing):
             continue    # not needed after all: it stays admitted
-        _take(state, candidate, requests, -1)
+        _take(state, candidate, checked, -1)
         chosen.append(candidate)
-    _restore(state, chosen, requests)
+    _restore(state, chosen, checked)
     order = {id(c): i for i, c in enumerate(removed)}
     return sorted(chosen, key=lambda c: order[id(c)])
 
