@@ -331,32 +331,41 @@ def _room_now(state: State, cq: ClusterQueue, priority: int, frs: list[FR], fr: 
     reclaim = cq.preemption.reclaim
     if node is not None and node.parent is not None and reclaim not in ("", "Never"):
         bound = None if reclaim == "Any" else priority
-        for queue in _borrowing_in_tree(state, node.root(), frs):
-            if queue != cq.name:
-                removable[queue] = bound
+        for queue in _borrowing_reachable(state, node, frs):
+            removable[queue] = bound
     inclusive = within == "LowerOrNewerEqualPriority"
     removals = {queue: state.usage_below(queue, fr, bound, inclusive and queue == cq.name)
                 for queue, bound in removable.items()}
     return available_after(state.tree, cq.name, fr, removals)
 
 
-def _borrowing_in_tree(state: State, root: QuotaNode, frs: list[FR]) -> list[str]:
-    """The queues below ``root`` borrowing on one of ``frs`` (sorted); memoised while usage is
-    frozen (every head of the cohort asks the same question)."""
+def _borrowing_reachable(state: State, node: QuotaNode, frs: list[FR]) -> list[str]:
+    """The other queues borrowing on one of ``frs`` (sorted) that the queue of ``node`` may
+    reclaim from; memoised while usage is frozen (the heads of a queue ask it again)."""
     if not state.frozen:
-        return _borrowing_now(root, frs)
-    key = ("borrowing", id(root), tuple(frs))
+        return _borrowing_now(node, frs)
+    root = node.root()
+    key = ("borrowing", node.name, tuple(frs))
     stamp = state.memo.stamp(root, frs)
     found = state.memo.get(key, stamp)
     if found is None:
-        found = _borrowing_now(root, frs)
+        found = _borrowing_now(node, frs)
         state.memo.put(key, stamp, found)
     return found
 
 
-def _borrowing_now(root: QuotaNode, frs: list[FR]) -> list[str]:
+def _borrowing_now(node: QuotaNode, frs: list[FR]) -> list[str]:
+    """As Kueue's candidate search walks them: up from the queue, the borrowing queues below
+    each ancestor's other children. A cohort on the way up is not skipped when it does not
+    borrow itself: its queues may borrow from each other."""
     wanted = set(frs)
-    return [queue for child in root.children for queue in borrowing_queues(child, wanted)]
+    found, previous = [], node
+    for ancestor in node.path_to_root():
+        for child in ancestor.children:
+            if child is not previous:
+                found += borrowing_queues(child, wanted)
+        previous = ancestor
+    return found
 
 
 def _freed_by_run(state, cq, preemptor, frs, same, others, allow_borrowing) -> dict[str, dict[FR, int]]:
