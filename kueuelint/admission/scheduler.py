@@ -88,7 +88,6 @@ class Simulator:
         self.ranks: list[tuple] = []            # one per ``preempted`` target
         self.warning_ranks: list[tuple] = []    # one per warning
         self.cycles = 0
-        self._clock = 0.0
         self._oracle = oracle(state)
         # (queue, namespace) -> does the queue's namespaceSelector pick it; labels do not change.
         self._selected: dict[tuple[str, str], bool] = {}
@@ -377,8 +376,9 @@ class Simulator:
 
     def _admit(self, entry: Entry, assignment: Assignment) -> None:
         wl, cq = entry.workload, entry.cq
-        self._clock += 1.0
-        held = Admitted(wl.key, cq.name, wl.priority, dict(assignment.usage), 1e12 + self._clock,
+        # Admissions of one cycle share their reservation time (the API keeps whole seconds
+        # and a cycle takes milliseconds): preemption ties among them go by UID.
+        held = Admitted(wl.key, cq.name, wl.priority, dict(assignment.usage), 1e12 + self.cycles,
                         wl.timestamp, wl.uid, pending=wl)
         wl.scan = None
         self.state.add(held)
