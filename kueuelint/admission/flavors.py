@@ -174,10 +174,14 @@ class Assignment:
 
 class FlavorAssigner:
     def __init__(self, state: State, cq: ClusterQueue, workload: Pending,
-                 oracle: Oracle | None = None, resume: list[dict[str, int]] | None = None) -> None:
+                 oracle: Oracle | None = None, resume: list[dict[str, int]] | None = None,
+                 pinned: list[dict[str, str]] | None = None) -> None:
         self.state = state
         # Where each pod set's scans resume (an earlier cycle's ``Assignment.tried``).
         self.resume = resume or []
+        # Per pod set, the flavor of each resource the scan may only pick (Kueue's
+        # NominationMapping, when an assignment is computed again within the cycle).
+        self.pinned = pinned
         self.cq = cq
         self.workload = workload
         self.oracle = oracle
@@ -189,7 +193,8 @@ class FlavorAssigner:
         assigned: dict[FR, int] = {}
         results = []
         for index, (pod_set, count) in enumerate(zip(self.workload.pod_sets, counts)):
-            result = self._pod_set(pod_set, count, assigned, self.resume[index] if index < len(self.resume) else {})
+            result = self._pod_set(pod_set, count, assigned, self.resume[index] if index < len(self.resume) else {},
+                                   self.pinned[index] if self.pinned is not None else None)
             results.append(result)
             for resource, flavor in result.flavors.items():
                 fr = flavor_resource(flavor, resource)
@@ -200,12 +205,14 @@ class FlavorAssigner:
         return assignment
 
     def _pod_set(self, pod_set: PodSetSpec, count: int, assigned: dict[FR, int],
-                 resume: dict[str, int]) -> PodSetResult:
+                 resume: dict[str, int], pinned: dict[str, str] | None) -> PodSetResult:
         steps, failure = self._plan(pod_set, count)
         result = PodSetResult(pod_set.name, count)
         for wanted, requested, number, candidates in steps:
             first = resume.get(requested[0][0], -1) + 1 if resume and requested else 0
-            if not self._place_group(wanted, requested, number, candidates, assigned, result, first):
+            # A pod set the nomination left without flavors pins to none: nothing is tried.
+            pin = pinned.get(requested[0][0], "") if pinned is not None and requested else None
+            if not self._place_group(wanted, requested, number, candidates, assigned, result, first, pin):
                 break
         else:
             if failure is not None:
@@ -267,8 +274,9 @@ class FlavorAssigner:
         return candidates
 
     def _place_group(self, wanted: dict[str, int], requested: tuple[tuple[str, int], ...], number: int,
-                     candidates: list, assigned: dict[FR, int], result: PodSetResult, first: int) -> bool:
-        attempt, kind, last = self._choose_flavor(requested, number, candidates, assigned, result.reasons, first)
+                     candidates: list, assigned: dict[FR, int], result: PodSetResult, first: int,
+                     pin: str | None = None) -> bool:
+        attempt, kind, last = self._choose_flavor(requested, number, candidates, assigned, result.reasons, first, pin)
         if attempt is None:
             result.fail(None, kind)
             return False
@@ -284,13 +292,15 @@ class FlavorAssigner:
 
     def _choose_flavor(self, requested: tuple[tuple[str, int], ...], number: int, candidates: list,
                        assigned: dict[FR, int], reasons: list[str],
-                       first: int = 0) -> tuple[Attempt | None, str | None, int]:
-        """The flavor for a group, scanning from the ``first`` candidate; also why none was
-        found, and the index of the last candidate the scan tried."""
+                       first: int = 0, pin: str | None = None) -> tuple[Attempt | None, str | None, int]:
+        """The flavor for a group, scanning from the ``first`` candidate (only ``pin`` when
+        given); also why none was found, and the index of the last candidate the scan passed."""
         kinds: list[str | None] = []
         tried: list[Attempt] = []
         eager = self.cq.fungibility.when_can_preempt == "MayStopSearch"
         for index, (name, refusal, frs) in enumerate(candidates[first:] if first else candidates, first):
+            if pin is not None and name != pin:
+                continue
             attempt = refusal if refusal is not None else self._try_flavor(name, frs, requested, number, assigned)
             reasons.extend(attempt.reasons)
             kinds.append(attempt.kind)

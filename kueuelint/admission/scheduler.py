@@ -229,10 +229,12 @@ class Simulator:
                 cq.namespace_selector, namespace, self.namespaces)
         return known
 
-    def assign(self, workload: Pending, cq: ClusterQueue) -> tuple[Assignment, list[Target]]:
-        """Full counts first; then partial admission's binary search over reduced counts."""
+    def assign(self, workload: Pending, cq: ClusterQueue,
+               pinned: list[dict[str, str]] | None = None) -> tuple[Assignment, list[Target]]:
+        """Full counts first; then partial admission's binary search over reduced counts.
+        ``pinned``: per pod set, the only flavor each resource may get."""
         assigner = FlavorAssigner(self.state, cq, workload, self._oracle,
-                                  workload.scan[0] if workload.scan is not None else None)
+                                  workload.scan[0] if workload.scan is not None else None, pinned)
         full = assigner.assign()
         targets = self._targets(workload, cq, full)
         deltas = [ps.count - ps.min_count if ps.min_count is not None else 0 for ps in workload.pod_sets]
@@ -286,7 +288,8 @@ class Simulator:
         """Kueue's fit check before admitting or preempting (``fits``, with the cycle's victims
         and the entry's own gone): when an earlier workload of the cycle took the nodes of its
         placement, the assignment is computed again (TASRecomputeAssignmentWithinSchedulingCycle)
-        and processed as it now stands."""
+        and processed as it now stands, on the flavors it was nominated with (Kueue pins them:
+        NominationMapping)."""
         assignment = entry.assignment
         if assignment is None or (assignment.mode != FIT and not entry.targets):
             return
@@ -295,7 +298,8 @@ class Simulator:
                 or self.state.topology.still_fits(entry.workload, assignment, [t.workload.key for t in gone]):
             return
         entry.workload.scan = None      # updateAssignmentIfNeeded: the scan starts over
-        entry.assignment, entry.targets = self.assign(entry.workload, entry.cq)
+        nominated = [dict(ps.flavors) for ps in assignment.pod_sets]
+        entry.assignment, entry.targets = self.assign(entry.workload, entry.cq, nominated)
 
     def _skipped(self, wl: Pending, assignment: Assignment, message: str, run: _Cycle) -> None:
         """Kueue's ``markSkipped``: the head waits; its scan progress is kept with the gate on,
