@@ -13,6 +13,7 @@ state dict. Admitted, Outcome and Target are pickled as their constructor's argu
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from enum import StrEnum
 from typing import Any
 
 from kueuelint.accounting.quota import FR
@@ -28,6 +29,37 @@ def as_dict(value) -> dict:
 
 # Granular modes of the flavor assigner, worst first (kueue-scheduler.md §2.3).
 NO_FIT, NO_CANDIDATES, PREEMPT, RECLAIM, FIT = range(5)
+
+
+class PreemptionReason(StrEnum):
+    """Why a workload is preempted: Kueue's reason on the victim's Evicted condition."""
+
+    IN_CLUSTER_QUEUE = "InClusterQueue"
+    IN_COHORT_RECLAMATION = "InCohortReclamation"
+    IN_COHORT_RECLAIM_WHILE_BORROWING = "InCohortReclaimWhileBorrowing"
+    IN_COHORT_FAIR_SHARING = "InCohortFairSharing"
+
+
+@dataclass(frozen=True)
+class ReasonText:
+    """``kueue``: Kueue's own words (``HumanReadablePreemptionReasons``), which its messages
+    quote; ``gloss``: the plain explanation the text report adds after the reason."""
+
+    kueue: str
+    gloss: str
+
+
+PREEMPTION_REASONS: dict[str, ReasonText] = {
+    PreemptionReason.IN_CLUSTER_QUEUE: ReasonText(
+        "prioritization in the ClusterQueue", "lower priority in the same ClusterQueue"),
+    PreemptionReason.IN_COHORT_RECLAMATION: ReasonText(
+        "reclamation within the cohort", "reclaiming quota lent to the cohort"),
+    PreemptionReason.IN_COHORT_RECLAIM_WHILE_BORROWING: ReasonText(
+        "reclamation within the cohort while borrowing", "borrowWithinCohort (the preemptor still borrows)"),
+    PreemptionReason.IN_COHORT_FAIR_SHARING: ReasonText(
+        "Fair Sharing within the cohort", "fair sharing"),
+}
+
 
 # Pending reasons from most to least severe (§7).
 SEVERITY = ("NoMatchingFlavor", "ExceedsMaxQuota", "WaitingForQuota")

@@ -7,7 +7,7 @@ from typing import Callable
 
 from kueuelint.accounting.quota import FR
 from kueuelint.admission.flavors import Assignment, FlavorAssigner
-from kueuelint.admission.model import FIT, NO_FIT, Admitted, ClusterQueue, Pending
+from kueuelint.admission.model import FIT, NO_FIT, PREEMPTION_REASONS, Admitted, ClusterQueue, Pending
 from kueuelint.admission.preemption import Target, find_targets, oracle
 from kueuelint.admission.queues import WorkloadQueue
 from kueuelint.index.selectors import selects_namespace
@@ -21,12 +21,6 @@ NO_LONGER_FITS = "Workload no longer fits after processing another workload"
 OVERLAPPING = "Workload has overlapping preemption targets with another workload"
 BYPASSED = "Bypassed scheduling evaluation because an equivalent workload recently failed"
 NAMESPACE_MISMATCH = "workload namespace doesn't match ClusterQueue selector"
-REASON_TEXT = {
-    "InClusterQueue": "prioritization in the ClusterQueue",
-    "InCohortReclamation": "reclamation within the cohort",
-    "InCohortReclaimWhileBorrowing": "reclamation within the cohort while borrowing",
-    "InCohortFairSharing": "Fair Sharing within the cohort",
-}
 
 
 @dataclass
@@ -415,7 +409,8 @@ class Simulator:
             again = victim.pending or self.requeue_lookup(victim)
             if again is not None and self._may_requeue(victim.key, self.ranks[-1]) \
                     and victim.cluster_queue in self.queues:
-                text = REASON_TEXT.get(target.reason, target.reason)
+                words = PREEMPTION_REASONS.get(target.reason)
+                text = words.kueue if words else target.reason
                 self._record(again, Outcome(
                     "pending", "Preempted", f"Preempted to accommodate a workload due to {text}",
                     victim.cluster_queue))

@@ -4,14 +4,8 @@ from __future__ import annotations
 
 from kueuelint.accounting.quantity import format_quantity
 from kueuelint.accounting.quota import QuotaNode
+from kueuelint.admission.model import PREEMPTION_REASONS
 from kueuelint.admission.run import Result
-
-REASON_TEXT = {
-    "InClusterQueue": "lower priority in the same ClusterQueue",
-    "InCohortReclamation": "reclaiming quota lent to the cohort",
-    "InCohortReclaimWhileBorrowing": "borrowWithinCohort (the preemptor still borrows)",
-    "InCohortFairSharing": "fair sharing",
-}
 
 
 def render(data: dict, result: Result, show_quota: bool = False) -> str:
@@ -50,7 +44,7 @@ def _workload_lines(entry: dict) -> list[str]:
         detail = "; ".join(f"{f}: " + ", ".join(f"{r} {q}" for r, q in res.items()) for f, res in borrowed.items())
         lines.append("  borrows from the cohort" + (f" (queue above nominal: {detail})" if detail else ""))
     for victim in entry["preempts"]:
-        lines.append(f"  preempts {victim['workload']}: {victim['reason']} - {REASON_TEXT.get(victim['reason'], '')}")
+        lines.append(f"  preempts {victim['workload']}: {victim['reason']} - {_gloss(victim['reason'])}")
     if entry.get("admissionChecks"):
         lines += _check_lines(entry)
     if result != "admitted":
@@ -59,6 +53,11 @@ def _workload_lines(entry: dict) -> list[str]:
         lines.append(f"  ClusterQueue status: {entry['clusterQueueStatus']}")
     lines += _hint_lines(entry.get("hints"), src.get("kind") == "Job")
     return lines
+
+
+def _gloss(reason: str) -> str:
+    words = PREEMPTION_REASONS.get(reason)
+    return words.gloss if words else ""
 
 
 def _check_lines(entry: dict) -> list[str]:
