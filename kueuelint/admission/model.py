@@ -7,7 +7,8 @@ and scheduler) define ``__init__`` themselves: the compiled build compiles that 
 Records a forked simulator sends back (Admitted, Outcome, Assignment, PodSetResult, Target)
 keep the generated one: a compiled class with its own ``__init__`` cannot be unpickled from a
 state dict. Admitted, Outcome and Target are pickled as their constructor's arguments instead
-(``__reduce__``), which unpickles in half the time.
+(``__reduce__``), which unpickles in half the time; ``sent_fields`` derives those arguments
+from the dataclass fields, so that a new field travels too.
 """
 
 from __future__ import annotations
@@ -17,6 +18,17 @@ from enum import StrEnum
 from typing import Any
 
 from kueuelint.accounting.quota import FR
+
+def sent_fields(cls: type, kept_home: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The fields a record's ``__reduce__`` passes to its constructor, in the constructor's order:
+    all but ``kept_home`` and private caches (named with a leading underscore). Those must come
+    last, or the positional arguments would land in the wrong fields: refused at import."""
+    names = [f.name for f in fields(cls)]
+    sent = tuple(name for name in names if name not in kept_home and not name.startswith("_"))
+    if names[:len(sent)] != list(sent):
+        raise TypeError(f"{cls.__name__}: fields not pickled must come after those that are")
+    return sent
+
 
 def as_list(value) -> list:
     """``value`` if it is a list, else [] (hand-written YAML can hold anything anywhere)."""
@@ -236,4 +248,4 @@ class Admitted:
         return rank
 
 
-_ADMITTED_SENT = tuple(f.name for f in fields(Admitted) if f.name != "pending" and not f.name.startswith("_"))
+_ADMITTED_SENT = sent_fields(Admitted, kept_home=("pending",))

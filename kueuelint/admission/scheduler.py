@@ -7,7 +7,8 @@ from typing import Callable
 
 from kueuelint.accounting.quota import FR
 from kueuelint.admission.flavors import Assignment, FlavorAssigner
-from kueuelint.admission.model import FIT, NO_FIT, PREEMPTION_REASONS, Admitted, ClusterQueue, Pending
+from kueuelint.admission.model import (FIT, NO_FIT, PREEMPTION_REASONS, Admitted, ClusterQueue, Pending,
+                                       sent_fields)
 from kueuelint.admission.preemption import Target, find_targets, oracle
 from kueuelint.admission.queues import WorkloadQueue
 from kueuelint.index.selectors import selects_namespace
@@ -40,8 +41,10 @@ class Outcome:
     def __reduce__(self) -> tuple:
         # Pickled as the constructor's arguments, which unpickle faster than a state dict
         # (a child sends back one per workload of its trees; see Admitted.__reduce__).
-        return Outcome, (self.result, self.reason, self.message, self.cluster_queue, self.assignment,
-                         self.preempts, self.cycle)
+        return Outcome, tuple([getattr(self, name) for name in _OUTCOME_SENT])
+
+
+_OUTCOME_SENT = sent_fields(Outcome)
 
 
 @dataclass
