@@ -14,7 +14,7 @@ from the dataclass fields, so that a new field travels too.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from enum import StrEnum
+from enum import IntEnum, StrEnum
 from typing import Any
 
 from kueuelint.accounting.quota import FR
@@ -39,8 +39,33 @@ def as_dict(value) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-# Granular modes of the flavor assigner, worst first (kueue-scheduler.md §2.3).
-NO_FIT, NO_CANDIDATES, PREEMPT, RECLAIM, FIT = range(5)
+class Mode(IntEnum):
+    """Granular modes of the flavor assigner, worst first (kueue-scheduler.md §2.3): they are
+    compared and combined with ``min``, hence ints."""
+
+    NO_FIT = 0
+    NO_CANDIDATES = 1
+    PREEMPT = 2
+    RECLAIM = 3
+    FIT = 4
+
+
+# Bound as module globals: the flavor assigner reads them for every resource of every head,
+# and a global costs less than an attribute of the class.
+NO_FIT, NO_CANDIDATES, PREEMPT, RECLAIM, FIT = Mode.NO_FIT, Mode.NO_CANDIDATES, Mode.PREEMPT, Mode.RECLAIM, Mode.FIT
+
+
+class Decision(StrEnum):
+    """Where a workload stands after the simulated cycles: the ``result`` of the JSON report."""
+
+    ADMITTED = "admitted"
+    PREEMPTING = "preempting"          # admitted once the workloads it preempts are gone
+    PENDING = "pending"
+    INADMISSIBLE = "inadmissible"
+
+
+ADMITTED, PREEMPTING, PENDING, INADMISSIBLE = (Decision.ADMITTED, Decision.PREEMPTING, Decision.PENDING,
+                                               Decision.INADMISSIBLE)
 
 
 class PreemptionReason(StrEnum):
