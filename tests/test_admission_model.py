@@ -3,9 +3,11 @@ back survives pickling, and every preemption reason has its words."""
 
 from __future__ import annotations
 
+import ast
 import os
 import pickle
 import re
+from pathlib import Path
 from dataclasses import dataclass, fields, is_dataclass
 
 import pytest
@@ -22,6 +24,7 @@ SENT_BACK = (_TreeResult, Outcome, Target, Admitted, Assignment, PodSetResult, P
 # Fields that deliberately stay in the process that made the record.
 KEPT_HOME = {Admitted: {"pending", "_rank", "_order"}}
 RECORDS = {cls.__name__: cls for cls in SENT_BACK}
+REPORT = Path(__file__).resolve().parent.parent / "kueuelint" / "report"
 KUEUE_PREEMPTION = "/work/ref/kueue-v0.19.2/pkg/scheduler/preemption/preemption.go"
 
 
@@ -110,3 +113,15 @@ def test_kueue_words_are_kueues_own():
     table = source[source.index("HumanReadablePreemptionReasons = map"):]
     found = dict(re.findall(r"kueue\.(\w+)Reason:\s*\"([^\"]+)\"", table[:table.index("}")]))
     assert {reason.value: words.kueue for reason, words in PREEMPTION_REASONS.items()} == found
+
+
+@pytest.mark.parametrize("module", ["admission_json", "admission_text"])
+def test_the_admission_reports_only_format(module):
+    """The reports import no simulator code at run time (type names aside): every figure they
+    show comes from ``admission.explain``."""
+    tree = ast.parse((REPORT / f"{module}.py").read_text())
+    typing_only = {id(node) for block in ast.walk(tree) if isinstance(block, ast.If)
+                   and getattr(block.test, "id", "") == "TYPE_CHECKING" for node in ast.walk(block)}
+    imported = {node.module for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom) and id(node) not in typing_only and node.module}
+    assert {name for name in imported if name.startswith("kueuelint.admission")} <= {"kueuelint.admission.model"}
