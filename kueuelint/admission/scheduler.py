@@ -7,8 +7,8 @@ from typing import Callable
 
 from kueuelint.accounting.quota import FR
 from kueuelint.admission.flavors import Assignment, FlavorAssigner
-from kueuelint.admission.model import (FIT, NO_FIT, PREEMPTION_REASONS, Admitted, ClusterQueue, Pending,
-                                       sent_fields)
+from kueuelint.admission.model import (ADMITTED, FIT, NO_FIT, PENDING, PREEMPTING, PREEMPTION_REASONS, Admitted,
+                                       ClusterQueue, Pending, sent_fields)
 from kueuelint.admission.preemption import Target, find_targets, oracle
 from kueuelint.admission.queues import WorkloadQueue
 from kueuelint.index.selectors import selects_namespace
@@ -28,7 +28,7 @@ NAMESPACE_MISMATCH = "workload namespace doesn't match ClusterQueue selector"
 class Outcome:
     """Where a workload stands after the simulated cycles."""
 
-    result: str                              # admitted | preempting | pending | inadmissible
+    result: str                              # a model.Decision
     reason: str
     message: str
     cluster_queue: str | None = None
@@ -267,7 +267,7 @@ class Simulator:
         wl, cq, assignment = entry.workload, entry.cq, entry.assignment
         queue = self.queues[cq.name]
         if assignment is None:
-            self._record(wl, Outcome("pending", "Misconfigured", wl.invalid or NAMESPACE_MISMATCH, cq.name))
+            self._record(wl, Outcome(PENDING, "Misconfigured", wl.invalid or NAMESPACE_MISMATCH, cq.name))
             queue.requeue_failed(wl, namespace_mismatch=True)
             run.changed_roots.add(run.root)
         elif assignment.mode == NO_FIT or (assignment.mode < FIT and not entry.targets):
@@ -298,7 +298,7 @@ class Simulator:
     def _skipped(self, wl: Pending, assignment: Assignment, message: str, run: _Cycle) -> None:
         """Kueue's ``markSkipped``: the head waits; its scan progress is kept with the gate on,
         and where flavors are left untried the next cycle may place it there."""
-        self._record(wl, Outcome("pending", "WaitingForQuota", message, wl.cluster_queue))
+        self._record(wl, Outcome(PENDING, "WaitingForQuota", message, wl.cluster_queue))
         self._keep_scan(wl, assignment if self.state.preserve_scan else None)
         self.queues[wl.cluster_queue or ""].push(wl)
         if wl.scan is not None and assignment.flavors_untried() and self._new_scan(run.root, wl, assignment.tried):
@@ -306,7 +306,7 @@ class Simulator:
 
     def _not_fitting(self, entry: Entry, assignment: Assignment, run: _Cycle) -> None:
         wl, cq = entry.workload, entry.cq
-        outcome = Outcome("pending", assignment.reason(), assignment.message(), cq.name)
+        outcome = Outcome(PENDING, assignment.reason(), assignment.message(), cq.name)
         self._record(wl, outcome)
         if assignment.mode != NO_FIT and cq.preemption.reclaim != "Any":
             reserved = self._reservation(cq, assignment)
@@ -324,7 +324,7 @@ class Simulator:
             return
         bypassed = self.queues[cq.name].requeue_failed(wl)
         for other in bypassed:
-            self._record(other, Outcome("pending", outcome.reason, BYPASSED, cq.name))
+            self._record(other, Outcome(PENDING, outcome.reason, BYPASSED, cq.name))
         if self.queues[cq.name].strategy != "StrictFIFO":
             run.changed_roots.add(run.root)
 
@@ -357,7 +357,7 @@ class Simulator:
             self.state.topology.reserve_for_cycle(self.state.topology.usage_of(wl, assignment))
         run.add_targets(entry.targets, run.rank)
         message = f"{assignment.message()}. Pending the preemption of {len(entry.targets)} workload(s)"
-        self._record(wl, Outcome("preempting", "WaitingForPreemptedWorkloads", message, cq.name,
+        self._record(wl, Outcome(PREEMPTING, "WaitingForPreemptedWorkloads", message, cq.name,
                                  assignment, list(entry.targets)))
         if queue.strategy == "StrictFIFO":
             queue.push(wl)      # ordering alone keeps it at the head
@@ -383,12 +383,12 @@ class Simulator:
             self.state.topology.hold(wl.key, self.state.topology.usage_of(wl, assignment))
         self._generation[cq.name] = self._generation.get(cq.name, 0) + 1
         message = f"Quota reserved in ClusterQueue {cq.name}"
-        self._record(wl, Outcome("admitted", "QuotaReserved", message, cq.name, assignment,
+        self._record(wl, Outcome(ADMITTED, "QuotaReserved", message, cq.name, assignment,
                                  self._earlier_preemptions(wl)))
 
     def _earlier_preemptions(self, wl: Pending) -> list[Target]:
         earlier = self.outcomes.get(wl.key)
-        return list(earlier.preempts) if earlier and earlier.result == "preempting" else []
+        return list(earlier.preempts) if earlier and earlier.result == PREEMPTING else []
 
     def _record(self, wl: Pending, outcome: Outcome) -> None:
         outcome.cycle = self.cycles
@@ -415,7 +415,7 @@ class Simulator:
                 words = PREEMPTION_REASONS.get(target.reason)
                 text = words.kueue if words else target.reason
                 self._record(again, Outcome(
-                    "pending", "Preempted", f"Preempted to accommodate a workload due to {text}",
+                    PENDING, "Preempted", f"Preempted to accommodate a workload due to {text}",
                     victim.cluster_queue))
                 self.queues[victim.cluster_queue].push(again)
         if roots:

@@ -57,7 +57,9 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     sys.stdout.write(_rendered(args, result, data))
     judged = result.incoming or {wl.key for wl in result.pending}
-    admitted = all(e["result"] == "admitted" for e in data["workloads"] if e["workload"] in judged)
+    from kueuelint.admission.model import ADMITTED
+
+    admitted = all(e["result"] == ADMITTED for e in data["workloads"] if e["workload"] in judged)
     return EXIT_OK if admitted else EXIT_FINDINGS
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kueuelint.accounting.quantity import format_quantity
-from kueuelint.admission.model import PREEMPTION_REASONS
+from kueuelint.admission.model import ADMITTED, INADMISSIBLE, PENDING, PREEMPTING, PREEMPTION_REASONS
 
 if TYPE_CHECKING:
     from kueuelint.admission.explain import QuotaRow
@@ -35,10 +35,10 @@ def _workload_lines(entry: dict) -> list[str]:
     src = entry["source"]
     where = f"{src.get('kind', '')} {src.get('name', '')}, {src.get('file', '')}:{src.get('line', '')}"
     result, cq = entry["result"], entry.get("clusterQueue")
-    head = {"admitted": f"admitted to ClusterQueue {cq}",
-            "preempting": f"will be admitted to ClusterQueue {cq} once its preemptions complete",
-            "pending": f"pending in ClusterQueue {cq} [{entry['reason']}]",
-            "inadmissible": f"inadmissible [{entry['reason']}]"}[result]
+    head = {ADMITTED: f"admitted to ClusterQueue {cq}",
+            PREEMPTING: f"will be admitted to ClusterQueue {cq} once its preemptions complete",
+            PENDING: f"pending in ClusterQueue {cq} [{entry['reason']}]",
+            INADMISSIBLE: f"inadmissible [{entry['reason']}]"}[result]
     lines = [f"{entry['workload']} ({where}): {head}"]
     for ps in entry["podSets"]:
         parts = [f"{r}={ps['flavors'][r]} ({ps['usage'][r]})" for r in ps["flavors"]]
@@ -52,7 +52,7 @@ def _workload_lines(entry: dict) -> list[str]:
         lines.append(f"  preempts {victim['workload']}: {victim['reason']} - {_gloss(victim['reason'])}")
     if entry.get("admissionChecks"):
         lines += _check_lines(entry)
-    if result != "admitted":
+    if result != ADMITTED:
         lines.append(f"  {entry['message']}")
     if entry.get("clusterQueueStatus"):
         lines.append(f"  ClusterQueue status: {entry['clusterQueueStatus']}")
