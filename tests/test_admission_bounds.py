@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from kueuelint.admission import admit, flavors, preemption
+from kueuelint.admission import flavors, preemption
+from helpers_admission import admit_json as admit
 from helpers_build import patches_simulator
 from test_admission_memo import SCENARIOS, _bench_generator, _objects, _scenario
 

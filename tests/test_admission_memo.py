@@ -10,10 +10,10 @@ import os
 import pytest
 import yaml
 
-from kueuelint.admission import admit
 from kueuelint.admission.memo import UsageMemo
 from kueuelint.identify.objects import identify
 from kueuelint.load.source import Document, SourceFile
+from helpers_admission import admit_json as admit
 from helpers_build import patches_simulator
 
 HERE = os.path.dirname(__file__)

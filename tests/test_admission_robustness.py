@@ -10,10 +10,12 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kueuelint.admission import InputError, admit
+from kueuelint.admission import InputError
 from kueuelint.cli import main
 from kueuelint.identify.objects import identify
 from kueuelint.load.source import Document, SourceFile
+
+from helpers_admission import admit_json as admit
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures", "admission")
 with open(os.path.join(FIXTURES, "053-reclaim-within-cohort.yaml")) as handle:

@@ -10,13 +10,13 @@ import os
 
 import pytest
 
-from kueuelint.admission import admit, partition, run
+from kueuelint.admission import partition, run
 from kueuelint.admission.build import build_state
-from kueuelint.admission.report import to_json
 from kueuelint.admission.run import simulate
 from kueuelint.admission.scheduler import Simulator
 from kueuelint.admission.workloads import Priorities
 from kueuelint.index.inventory import Inventory
+from helpers_admission import admit_json as admit, to_json
 from helpers_build import patches_simulator
 from helpers_fork import FAILURES, make_the_child_fail
 from test_admission_memo import SCENARIOS, _bench_generator, _objects, _scenario

@@ -188,7 +188,7 @@ def test_task_placement_only_with_kueue():
 
 
 def test_fixture_workloads_dry_admit():
-    from kueuelint.admission import admit
+    from helpers_admission import admit_json as admit
 
     snapshot = load((FIXTURES / "snapshot.yaml").read_text(), "snapshot.yaml")
     incoming = (load((FIXTURES / "compute_config.yaml").read_text(), "compute_config.yaml")

@@ -17,8 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import KUEUE_CRDS
+from helpers_admission import admit_json as admit
 from kueuelint import pipeline
-from kueuelint.admission import InputError, admit
+from kueuelint.admission import InputError
 from kueuelint.config import Config
 from test_admission_memo import SCENARIOS, _objects, _scenario
 

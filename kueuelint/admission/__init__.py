@@ -4,8 +4,9 @@ Modules, in pipeline order: ``build`` and ``workloads`` turn the inventory into 
 ``state`` (``accounting.quota`` does the arithmetic) and pending records, ``settings`` reads
 what the Kueue Configuration changes (fair sharing, feature gates); ``scheduler`` runs
 the cycles (``queues`` per ClusterQueue, ``flavors`` to assign flavors, ``candidates`` to list
-who could be preempted, ``preemption`` and ``fairsharing`` for victims); ``report`` and
-``text`` render the outcome. Two helpers keep the cycles cheap without changing any decision:
+who could be preempted, ``preemption`` and ``fairsharing`` for victims); ``explain`` gathers
+what the reports say about each workload (``report.admission_json`` and ``admission_text``
+format it). Two helpers keep the cycles cheap without changing any decision:
 ``whatif`` answers quota questions about hypothetical removals without touching the tree, and
 ``memo`` reuses answers while the usage of their flavor/resources in their cohort tree is
 unchanged (tests/test_admission_memo.py checks that it is invisible). ``partition`` simulates
@@ -56,10 +57,10 @@ def input_errors(incoming_objects: list, inventory) -> list[str]:
 
 def admit(snapshot_objects: list, incoming_objects: list, max_cycles: int | None = None,
           jobs: int | None = None, progress=None):
-    """Simulate admitting ``incoming_objects`` into the snapshot; returns (Result, JSON dict).
+    """Simulate admitting ``incoming_objects`` into the snapshot; returns (Result, Explained).
     ``jobs``: processes to use for large snapshots (None: the cores not busy); ``progress``:
     called with a line saying what is being done."""
-    from kueuelint.admission.report import to_json
+    from kueuelint.admission.explain import explain
     from kueuelint.admission.run import simulate
     from kueuelint.derive import workloads_of
     from kueuelint.index.inventory import Inventory
@@ -70,4 +71,4 @@ def admit(snapshot_objects: list, incoming_objects: list, max_cycles: int | None
         raise InputError(errors)
     incoming = [obj for obj in incoming_objects if workloads_of(obj, inventory)]
     result = simulate(inventory, incoming, max_cycles, jobs, progress)
-    return result, to_json(result)
+    return result, explain(result)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kueuelint.admission.model import as_dict, as_list
+from kueuelint.admission.model import ADMITTED, as_dict, as_list
 from kueuelint.admission.nodes import affinity_allows, read_nodes, selects, untolerated_taint
 
 PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
@@ -79,7 +79,7 @@ def decide_checks(inventory, result) -> dict[str, list[dict]]:
 
 def _admitted_in_order(result) -> list:
     admitted = [(wl, result.outcomes[wl.key]) for wl in result.pending
-                if wl.key in result.outcomes and result.outcomes[wl.key].result == "admitted"]
+                if wl.key in result.outcomes and result.outcomes[wl.key].result == ADMITTED]
     return sorted(admitted, key=lambda item: item[1].cycle)
 
 

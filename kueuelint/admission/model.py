@@ -7,15 +7,28 @@ and scheduler) define ``__init__`` themselves: the compiled build compiles that 
 Records a forked simulator sends back (Admitted, Outcome, Assignment, PodSetResult, Target)
 keep the generated one: a compiled class with its own ``__init__`` cannot be unpickled from a
 state dict. Admitted, Outcome and Target are pickled as their constructor's arguments instead
-(``__reduce__``), which unpickles in half the time.
+(``__reduce__``), which unpickles in half the time; ``sent_fields`` derives those arguments
+from the dataclass fields, so that a new field travels too.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from enum import IntEnum, StrEnum
 from typing import Any
 
 from kueuelint.accounting.quota import FR
+
+def sent_fields(cls: type, kept_home: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The fields a record's ``__reduce__`` passes to its constructor, in the constructor's order:
+    all but ``kept_home`` and private caches (named with a leading underscore). Those must come
+    last, or the positional arguments would land in the wrong fields: refused at import."""
+    names = [f.name for f in fields(cls)]
+    sent = tuple(name for name in names if name not in kept_home and not name.startswith("_"))
+    if names[:len(sent)] != list(sent):
+        raise TypeError(f"{cls.__name__}: fields not pickled must come after those that are")
+    return sent
+
 
 def as_list(value) -> list:
     """``value`` if it is a list, else [] (hand-written YAML can hold anything anywhere)."""
@@ -26,8 +39,64 @@ def as_dict(value) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-# Granular modes of the flavor assigner, worst first (kueue-scheduler.md §2.3).
-NO_FIT, NO_CANDIDATES, PREEMPT, RECLAIM, FIT = range(5)
+class Mode(IntEnum):
+    """Granular modes of the flavor assigner, worst first (kueue-scheduler.md §2.3): they are
+    compared and combined with ``min``, hence ints."""
+
+    NO_FIT = 0
+    NO_CANDIDATES = 1
+    PREEMPT = 2
+    RECLAIM = 3
+    FIT = 4
+
+
+# Bound as module globals: the flavor assigner reads them for every resource of every head,
+# and a global costs less than an attribute of the class.
+NO_FIT, NO_CANDIDATES, PREEMPT, RECLAIM, FIT = Mode.NO_FIT, Mode.NO_CANDIDATES, Mode.PREEMPT, Mode.RECLAIM, Mode.FIT
+
+
+class Decision(StrEnum):
+    """Where a workload stands after the simulated cycles: the ``result`` of the JSON report."""
+
+    ADMITTED = "admitted"
+    PREEMPTING = "preempting"          # admitted once the workloads it preempts are gone
+    PENDING = "pending"
+    INADMISSIBLE = "inadmissible"
+
+
+ADMITTED, PREEMPTING, PENDING, INADMISSIBLE = (Decision.ADMITTED, Decision.PREEMPTING, Decision.PENDING,
+                                               Decision.INADMISSIBLE)
+
+
+class PreemptionReason(StrEnum):
+    """Why a workload is preempted: Kueue's reason on the victim's Evicted condition."""
+
+    IN_CLUSTER_QUEUE = "InClusterQueue"
+    IN_COHORT_RECLAMATION = "InCohortReclamation"
+    IN_COHORT_RECLAIM_WHILE_BORROWING = "InCohortReclaimWhileBorrowing"
+    IN_COHORT_FAIR_SHARING = "InCohortFairSharing"
+
+
+@dataclass(frozen=True)
+class ReasonText:
+    """``kueue``: Kueue's own words (``HumanReadablePreemptionReasons``), which its messages
+    quote; ``gloss``: the plain explanation the text report adds after the reason."""
+
+    kueue: str
+    gloss: str
+
+
+PREEMPTION_REASONS: dict[str, ReasonText] = {
+    PreemptionReason.IN_CLUSTER_QUEUE: ReasonText(
+        "prioritization in the ClusterQueue", "lower priority in the same ClusterQueue"),
+    PreemptionReason.IN_COHORT_RECLAMATION: ReasonText(
+        "reclamation within the cohort", "reclaiming quota lent to the cohort"),
+    PreemptionReason.IN_COHORT_RECLAIM_WHILE_BORROWING: ReasonText(
+        "reclamation within the cohort while borrowing", "borrowWithinCohort (the preemptor still borrows)"),
+    PreemptionReason.IN_COHORT_FAIR_SHARING: ReasonText(
+        "Fair Sharing within the cohort", "fair sharing"),
+}
+
 
 # Pending reasons from most to least severe (§7).
 SEVERITY = ("NoMatchingFlavor", "ExceedsMaxQuota", "WaitingForQuota")
@@ -204,4 +273,4 @@ class Admitted:
         return rank
 
 
-_ADMITTED_SENT = tuple(f.name for f in fields(Admitted) if f.name != "pending" and not f.name.startswith("_"))
+_ADMITTED_SENT = sent_fields(Admitted, kept_home=("pending",))

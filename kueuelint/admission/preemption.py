@@ -8,14 +8,15 @@ from dataclasses import dataclass
 from kueuelint.accounting.quota import FR, QuotaNode
 from kueuelint.admission.candidates import (borrowing_holders, borrowing_queues, first_fitting_level,
                                              preemptor_identity, same_queue_holders)
-from kueuelint.admission.model import NO_CANDIDATES, PREEMPT, RECLAIM, Admitted, ClusterQueue, Pending
+from kueuelint.admission.model import (NO_CANDIDATES, PREEMPT, RECLAIM, Admitted, ClusterQueue, Pending,
+                                       PreemptionReason, sent_fields)
 from kueuelint.admission.state import State
 from kueuelint.admission.whatif import available_after
 
-IN_CQ = "InClusterQueue"
-RECLAMATION = "InCohortReclamation"
-WHILE_BORROWING = "InCohortReclaimWhileBorrowing"
-FAIR_SHARING = "InCohortFairSharing"
+IN_CQ = PreemptionReason.IN_CLUSTER_QUEUE
+RECLAMATION = PreemptionReason.IN_COHORT_RECLAMATION
+WHILE_BORROWING = PreemptionReason.IN_COHORT_RECLAIM_WHILE_BORROWING
+FAIR_SHARING = PreemptionReason.IN_COHORT_FAIR_SHARING
 
 # Candidate classes, in the order Kueue lists them.
 HIERARCHICAL, WITH_BORROWING, WITHOUT_BORROWING, SAME_QUEUE = range(4)
@@ -29,7 +30,10 @@ class Target:
     def __reduce__(self) -> tuple:
         # Pickled as the constructor's arguments, which unpickle faster than a state dict
         # (a child's results hold thousands of these; see Admitted.__reduce__).
-        return Target, (self.workload, self.reason)
+        return Target, tuple([getattr(self, name) for name in _TARGET_SENT])
+
+
+_TARGET_SENT = sent_fields(Target)
 
 
 @dataclass

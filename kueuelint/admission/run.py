@@ -7,7 +7,7 @@ from typing import Callable
 
 from kueuelint import collector
 from kueuelint.admission.build import build_state
-from kueuelint.admission.model import Admitted, Pending
+from kueuelint.admission.model import INADMISSIBLE, Admitted, Pending
 from kueuelint.admission.preemption import Target
 from kueuelint.admission.partition import schedule
 from kueuelint.admission.scheduler import Outcome
@@ -76,7 +76,7 @@ def _simulate(inventory, incoming: list, max_cycles: int | None, jobs: int | Non
     for workload in pending:
         problem = _resolve_queue(workload, inventory, state, routes)
         if problem is not None:
-            outcomes[workload.key] = Outcome("inadmissible", problem[0], problem[1], workload.cluster_queue)
+            outcomes[workload.key] = Outcome(INADMISSIBLE, problem[0], problem[1], workload.cluster_queue)
         else:
             queued.append(workload)
     done = schedule(state, _namespace_labels(inventory), queued, max_cycles,

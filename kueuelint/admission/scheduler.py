@@ -7,7 +7,8 @@ from typing import Callable
 
 from kueuelint.accounting.quota import FR
 from kueuelint.admission.flavors import Assignment, FlavorAssigner
-from kueuelint.admission.model import FIT, NO_FIT, Admitted, ClusterQueue, Pending
+from kueuelint.admission.model import (ADMITTED, FIT, NO_FIT, PENDING, PREEMPTING, PREEMPTION_REASONS, Admitted,
+                                       ClusterQueue, Pending, sent_fields)
 from kueuelint.admission.preemption import Target, find_targets, oracle
 from kueuelint.admission.queues import WorkloadQueue
 from kueuelint.index.selectors import selects_namespace
@@ -21,19 +22,13 @@ NO_LONGER_FITS = "Workload no longer fits after processing another workload"
 OVERLAPPING = "Workload has overlapping preemption targets with another workload"
 BYPASSED = "Bypassed scheduling evaluation because an equivalent workload recently failed"
 NAMESPACE_MISMATCH = "workload namespace doesn't match ClusterQueue selector"
-REASON_TEXT = {
-    "InClusterQueue": "prioritization in the ClusterQueue",
-    "InCohortReclamation": "reclamation within the cohort",
-    "InCohortReclaimWhileBorrowing": "reclamation within the cohort while borrowing",
-    "InCohortFairSharing": "Fair Sharing within the cohort",
-}
 
 
 @dataclass
 class Outcome:
     """Where a workload stands after the simulated cycles."""
 
-    result: str                              # admitted | preempting | pending | inadmissible
+    result: str                              # a model.Decision
     reason: str
     message: str
     cluster_queue: str | None = None
@@ -46,8 +41,10 @@ class Outcome:
     def __reduce__(self) -> tuple:
         # Pickled as the constructor's arguments, which unpickle faster than a state dict
         # (a child sends back one per workload of its trees; see Admitted.__reduce__).
-        return Outcome, (self.result, self.reason, self.message, self.cluster_queue, self.assignment,
-                         self.preempts, self.cycle)
+        return Outcome, tuple([getattr(self, name) for name in _OUTCOME_SENT])
+
+
+_OUTCOME_SENT = sent_fields(Outcome)
 
 
 @dataclass
@@ -271,7 +268,7 @@ class Simulator:
         wl, cq, assignment = entry.workload, entry.cq, entry.assignment
         queue = self.queues[cq.name]
         if assignment is None:
-            self._record(wl, Outcome("pending", "Misconfigured", wl.invalid or NAMESPACE_MISMATCH, cq.name))
+            self._record(wl, Outcome(PENDING, "Misconfigured", wl.invalid or NAMESPACE_MISMATCH, cq.name))
             queue.requeue_failed(wl, namespace_mismatch=True)
             run.changed_roots.add(run.root)
         elif assignment.mode == NO_FIT or (assignment.mode < FIT and not entry.targets):
@@ -304,7 +301,7 @@ class Simulator:
     def _skipped(self, wl: Pending, assignment: Assignment, message: str, run: _Cycle) -> None:
         """Kueue's ``markSkipped``: the head waits; its scan progress is kept with the gate on,
         and where flavors are left untried the next cycle may place it there."""
-        self._record(wl, Outcome("pending", "WaitingForQuota", message, wl.cluster_queue))
+        self._record(wl, Outcome(PENDING, "WaitingForQuota", message, wl.cluster_queue))
         self._keep_scan(wl, assignment if self.state.preserve_scan else None)
         self.queues[wl.cluster_queue or ""].push(wl)
         if wl.scan is not None and assignment.flavors_untried() and self._new_scan(run.root, wl, assignment.tried):
@@ -312,7 +309,7 @@ class Simulator:
 
     def _not_fitting(self, entry: Entry, assignment: Assignment, run: _Cycle) -> None:
         wl, cq = entry.workload, entry.cq
-        outcome = Outcome("pending", assignment.reason(), assignment.message(), cq.name)
+        outcome = Outcome(PENDING, assignment.reason(), assignment.message(), cq.name)
         self._record(wl, outcome)
         if assignment.mode != NO_FIT and cq.preemption.reclaim != "Any":
             reserved = self._reservation(cq, assignment)
@@ -330,7 +327,7 @@ class Simulator:
             return
         bypassed = self.queues[cq.name].requeue_failed(wl)
         for other in bypassed:
-            self._record(other, Outcome("pending", outcome.reason, BYPASSED, cq.name))
+            self._record(other, Outcome(PENDING, outcome.reason, BYPASSED, cq.name))
         if self.queues[cq.name].strategy != "StrictFIFO":
             run.changed_roots.add(run.root)
 
@@ -363,7 +360,7 @@ class Simulator:
             self.state.topology.reserve_for_cycle(self.state.topology.usage_of(wl, assignment))
         run.add_targets(entry.targets, run.rank)
         message = f"{assignment.message()}. Pending the preemption of {len(entry.targets)} workload(s)"
-        self._record(wl, Outcome("preempting", "WaitingForPreemptedWorkloads", message, cq.name,
+        self._record(wl, Outcome(PREEMPTING, "WaitingForPreemptedWorkloads", message, cq.name,
                                  assignment, list(entry.targets)))
         if queue.strategy == "StrictFIFO":
             queue.push(wl)      # ordering alone keeps it at the head
@@ -390,12 +387,12 @@ class Simulator:
             self.state.topology.hold(wl.key, self.state.topology.usage_of(wl, assignment))
         self._generation[cq.name] = self._generation.get(cq.name, 0) + 1
         message = f"Quota reserved in ClusterQueue {cq.name}"
-        self._record(wl, Outcome("admitted", "QuotaReserved", message, cq.name, assignment,
+        self._record(wl, Outcome(ADMITTED, "QuotaReserved", message, cq.name, assignment,
                                  self._earlier_preemptions(wl)))
 
     def _earlier_preemptions(self, wl: Pending) -> list[Target]:
         earlier = self.outcomes.get(wl.key)
-        return list(earlier.preempts) if earlier and earlier.result == "preempting" else []
+        return list(earlier.preempts) if earlier and earlier.result == PREEMPTING else []
 
     def _record(self, wl: Pending, outcome: Outcome) -> None:
         outcome.cycle = self.cycles
@@ -419,9 +416,10 @@ class Simulator:
             again = victim.pending or self.requeue_lookup(victim)
             if again is not None and self._may_requeue(victim.key, self.ranks[-1]) \
                     and victim.cluster_queue in self.queues:
-                text = REASON_TEXT.get(target.reason, target.reason)
+                words = PREEMPTION_REASONS.get(target.reason)
+                text = words.kueue if words else target.reason
                 self._record(again, Outcome(
-                    "pending", "Preempted", f"Preempted to accommodate a workload due to {text}",
+                    PENDING, "Preempted", f"Preempted to accommodate a workload due to {text}",
                     victim.cluster_queue))
                 self.queues[victim.cluster_queue].push(again)
         if roots:

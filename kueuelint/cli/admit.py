@@ -46,23 +46,36 @@ def run(args: argparse.Namespace) -> int:
     try:
         # Snapshot objects and the simulation's records live until the report is written.
         with collector.paused(freeze=True):
-            result, data = _simulate(args, config, progress)
+            result, explained = _simulate(args, config, progress)
+            data = _json(result, explained) if result is not None else {}
     finally:
         if progress:
             progress(None)
     if result is None:
-        for line in data:
+        for line in explained:
             print(f"kueuelint: error: {line}", file=sys.stderr)
         return EXIT_ERROR
-    if args.format == "json":
-        sys.stdout.write(json.dumps(data, indent=2) + "\n")
-    else:
-        from kueuelint.admission.text import render
-
-        sys.stdout.write(render(data, result, args.show_quota))
+    sys.stdout.write(_rendered(args, result, data))
     judged = result.incoming or {wl.key for wl in result.pending}
-    admitted = all(e["result"] == "admitted" for e in data["workloads"] if e["workload"] in judged)
+    from kueuelint.admission.model import ADMITTED
+
+    admitted = all(e["result"] == ADMITTED for e in data["workloads"] if e["workload"] in judged)
     return EXIT_OK if admitted else EXIT_FINDINGS
+
+
+def _json(result, explained) -> dict:
+    from kueuelint.report.admission_json import to_json
+
+    return to_json(result, explained)
+
+
+def _rendered(args: argparse.Namespace, result, data: dict) -> str:
+    if args.format == "json":
+        return json.dumps(data, indent=2) + "\n"
+    from kueuelint.admission.explain import quota_rows
+    from kueuelint.report.admission_text import render
+
+    return render(data, quota_rows(result) if args.show_quota else None)
 
 
 # About what takes a second to read and simulate: below it, a status line would only flicker.
@@ -86,7 +99,7 @@ def _size(path: str) -> int:
 
 
 def _simulate(args: argparse.Namespace, config, progress):
-    """(Result, JSON dict), or (None, one-line errors)."""
+    """(Result, Explained), or (None, one-line errors)."""
     from kueuelint.cores import default_jobs
     from kueuelint.run import open_run
 

@@ -20,11 +20,15 @@ workload key. What the comparison adds follows Kueue v0.19's cache and scheduler
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from kueuelint.accounting.quota import FR, flavor_resource
 from kueuelint.review.deltas import Placement, QuotaRow, over_admitted, placements, quota_rows
-from kueuelint.review.setup import QueueSetup, read_setup, units
+from kueuelint.review.setup import QueueSetup, read_setup
 from kueuelint.review.usage import WORKLOAD, SnapshotUsage, add_usage, read_usage
+
+if TYPE_CHECKING:
+    from kueuelint.admission.explain import Explained, Explanation
 
 HOLDING = ("running", "admitted", "preempting")      # states that hold (or will hold) quota
 NEVER_REASONS = ("NoMatchingFlavor", "ExceedsMaxQuota")
@@ -143,9 +147,9 @@ def compare(before: list, after: list, snapshot: list, jobs: int | None = None,
     from kueuelint.admission import admit
 
     for setup, setup_objects, incoming in zip(setups, (before_setup, after_setup), (before_jobs, after_jobs)):
-        _, data = admit(kept + setup_objects, incoming, None, jobs)
-        warnings += [w for w in data.get("warnings", ()) if w not in warnings]
-        sides.append((setup, data))
+        _, explained = admit(kept + setup_objects, incoming, None, jobs)
+        warnings += [w for w in explained.warnings if w not in warnings]
+        sides.append((setup, explained))
     review = _review(sides, read_usage(kept), warnings)
     review.skipped = skipped
     return review
@@ -164,14 +168,15 @@ def _within_reach(snapshot: list, before_setup: list, after_setup: list, setups,
 
 
 def _review(sides, usage: SnapshotUsage, warnings: list[str]) -> Review:
-    (setup_b, data_b), (setup_a, data_a) = sides
-    standing_b, standing_a = _standings(data_b, usage), _standings(data_a, usage)
+    (setup_b, explained_b), (setup_a, explained_a) = sides
+    standing_b, standing_a = _standings(explained_b, usage), _standings(explained_a, usage)
     held = usage.per_queue()
     totals_b, totals_a = _queue_usage(standing_b, held, usage), _queue_usage(standing_a, held, usage)
     _mark_preemptible(standing_b, totals_b, setup_b)
     _mark_preemptible(standing_a, totals_a, setup_a)
     sources = {h.key: h.source for h in usage.holders}
-    sources.update((e["workload"], e.get("source") or {}) for data in (data_b, data_a) for e in data["workloads"])
+    sources.update((e.workload.key, e.workload.source or {})
+                   for explained in (explained_b, explained_a) for e in explained.workloads)
     fates = []
     for key in sorted(set(standing_b) | set(standing_a)):
         fate = Fate(key, sources.get(key, {"kind": "Workload"}), standing_b.get(key, Standing()),
@@ -187,31 +192,31 @@ def _review(sides, usage: SnapshotUsage, warnings: list[str]) -> Review:
                   warnings, (setup_b, setup_a), totals_a, waiting)
 
 
-def _standings(data: dict, usage: SnapshotUsage) -> dict[str, Standing]:
+def _standings(explained: Explained, usage: SnapshotUsage) -> dict[str, Standing]:
     # the holders' flavor and usage dicts are shared by both sides: nothing changes them
     found = {h.key: Standing("running", h.cluster_queue, h.flavors, h.usage) for h in usage.holders}
-    judged = {entry["workload"]: _standing_of(entry) for entry in data["workloads"]}
+    judged = {found.workload.key: _standing_of(found) for found in explained.workloads}
     found.update(judged)
-    for victim in data.get("preempted", ()):
+    for victim in explained.preempted:
         # a preempted holder is queued again: it counts as preempted unless admitted anew
-        standing = found.get(victim["workload"])
-        again = judged.get(victim["workload"])
+        standing = found.get(victim.workload.key)
+        again = judged.get(victim.workload.key)
         if standing is not None and (again is None or again.state not in HOLDING):
-            standing.state, standing.reason = "preempted", victim["reason"]
+            standing.state, standing.reason = "preempted", victim.reason
     return found
 
 
-def _standing_of(entry: dict) -> Standing:
+def _standing_of(found: Explanation) -> Standing:
     flavors: dict[str, str] = {}
     usage: dict[FR, int] = {}
-    for pod_set in entry.get("podSets", ()):
-        for resource, flavor in pod_set["flavors"].items():
+    for pod_set in found.shown.pod_sets if found.shown else ():
+        for resource, flavor in sorted(pod_set.flavors.items()):
             flavors[resource] = flavor
-            amount = units(resource, pod_set["usage"].get(resource))
+            amount = pod_set.usage.get(resource, 0)
             if amount:
                 add_usage(usage, {flavor_resource(flavor, resource): amount})
-    return Standing(entry["result"], entry.get("clusterQueue"), flavors, usage,
-                    entry.get("reason") or "", entry.get("message") or "")
+    return Standing(found.result, found.workload.cluster_queue, flavors, usage, found.reason or "",
+                    found.message or "")
 
 
 def _queue_usage(standings: dict[str, Standing], held: dict[str, dict[FR, int]],

@@ -1,20 +1,19 @@
-"""Human-readable output of a dry admission, and the ``--show-quota`` table."""
+"""Human-readable output of a dry admission (formatted from its JSON contract), and the
+``--show-quota`` table."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kueuelint.accounting.quantity import format_quantity
-from kueuelint.accounting.quota import QuotaNode
-from kueuelint.admission.run import Result
+from kueuelint.admission.model import ADMITTED, INADMISSIBLE, PENDING, PREEMPTING, PREEMPTION_REASONS
 
-REASON_TEXT = {
-    "InClusterQueue": "lower priority in the same ClusterQueue",
-    "InCohortReclamation": "reclaiming quota lent to the cohort",
-    "InCohortReclaimWhileBorrowing": "borrowWithinCohort (the preemptor still borrows)",
-    "InCohortFairSharing": "fair sharing",
-}
+if TYPE_CHECKING:
+    from kueuelint.admission.explain import QuotaRow
 
 
-def render(data: dict, result: Result, show_quota: bool = False) -> str:
+def render(data: dict, quota: list[QuotaRow] | None = None) -> str:
+    """``quota``: the rows of the quota table, shown after the workloads when given."""
     lines: list[str] = []
     for entry in data["workloads"]:
         lines += _workload_lines(entry)
@@ -27,8 +26,8 @@ def render(data: dict, result: Result, show_quota: bool = False) -> str:
         counts[entry["result"]] = counts.get(entry["result"], 0) + 1
     summary = ", ".join(f"{n} {r}" for r, n in sorted(counts.items())) or "no workloads"
     lines.append(f"{summary} after {data['cycles']} scheduling cycle(s)")
-    if show_quota:
-        lines += [""] + quota_table(result)
+    if quota is not None:
+        lines += [""] + quota_table(quota)
     return "\n".join(lines) + "\n"
 
 
@@ -36,10 +35,10 @@ def _workload_lines(entry: dict) -> list[str]:
     src = entry["source"]
     where = f"{src.get('kind', '')} {src.get('name', '')}, {src.get('file', '')}:{src.get('line', '')}"
     result, cq = entry["result"], entry.get("clusterQueue")
-    head = {"admitted": f"admitted to ClusterQueue {cq}",
-            "preempting": f"will be admitted to ClusterQueue {cq} once its preemptions complete",
-            "pending": f"pending in ClusterQueue {cq} [{entry['reason']}]",
-            "inadmissible": f"inadmissible [{entry['reason']}]"}[result]
+    head = {ADMITTED: f"admitted to ClusterQueue {cq}",
+            PREEMPTING: f"will be admitted to ClusterQueue {cq} once its preemptions complete",
+            PENDING: f"pending in ClusterQueue {cq} [{entry['reason']}]",
+            INADMISSIBLE: f"inadmissible [{entry['reason']}]"}[result]
     lines = [f"{entry['workload']} ({where}): {head}"]
     for ps in entry["podSets"]:
         parts = [f"{r}={ps['flavors'][r]} ({ps['usage'][r]})" for r in ps["flavors"]]
@@ -50,15 +49,20 @@ def _workload_lines(entry: dict) -> list[str]:
         detail = "; ".join(f"{f}: " + ", ".join(f"{r} {q}" for r, q in res.items()) for f, res in borrowed.items())
         lines.append("  borrows from the cohort" + (f" (queue above nominal: {detail})" if detail else ""))
     for victim in entry["preempts"]:
-        lines.append(f"  preempts {victim['workload']}: {victim['reason']} - {REASON_TEXT.get(victim['reason'], '')}")
+        lines.append(f"  preempts {victim['workload']}: {victim['reason']} - {_gloss(victim['reason'])}")
     if entry.get("admissionChecks"):
         lines += _check_lines(entry)
-    if result != "admitted":
+    if result != ADMITTED:
         lines.append(f"  {entry['message']}")
     if entry.get("clusterQueueStatus"):
         lines.append(f"  ClusterQueue status: {entry['clusterQueueStatus']}")
     lines += _hint_lines(entry.get("hints"), src.get("kind") == "Job")
     return lines
+
+
+def _gloss(reason: str) -> str:
+    words = PREEMPTION_REASONS.get(reason)
+    return words.gloss if words else ""
 
 
 def _check_lines(entry: dict) -> list[str]:
@@ -96,34 +100,15 @@ def _hint_lines(hints: dict | None, is_job: bool) -> list[str]:
     return lines
 
 
-def quota_table(result: Result) -> list[str]:
-    tree = result.state.tree
-    rows = [("QUEUE/COHORT", "FLAVOR", "RESOURCE", "NOMINAL", "BORROW-LIMIT", "LEND-LIMIT", "USED",
-             "BORROWED", "FREE")]
-    for name in sorted(tree.queues):
-        node = tree.queues[name]
-        for fr in sorted(set(node.quotas) | set(node.usage)):
-            rows.append(_queue_row(tree, node, fr))
-    for name in sorted(tree.cohorts):
-        node = tree.cohorts[name]
-        for fr in sorted(set(node.subtree) | set(node.usage)):
-            rows.append(_cohort_row(node, fr))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in rows]
+def quota_table(rows: list[QuotaRow]) -> list[str]:
+    header = ("QUEUE/COHORT", "FLAVOR", "RESOURCE", "NOMINAL", "BORROW-LIMIT", "LEND-LIMIT", "USED",
+              "BORROWED", "FREE")
+    cells = [header] + [_cells(row) for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() for row in cells]
 
 
-def _queue_row(tree, node: QuotaNode, fr) -> tuple:
-    flavor, resource = fr
-    quota = node.quotas.get(fr)
-    fmt = lambda v: "-" if v is None else format_quantity(resource, v)  # noqa: E731
-    return (f"cq/{node.name}", flavor, resource, fmt(quota.nominal if quota else 0),
-            fmt(quota.borrowing_limit if quota else None), fmt(quota.lending_limit if quota else None),
-            fmt(node.usage.get(fr, 0)), fmt(tree.borrowed(node.name, fr)), fmt(tree.available(node.name, fr)))
-
-
-def _cohort_row(node: QuotaNode, fr) -> tuple:
-    flavor, resource = fr
-    subtree, usage = node.subtree.get(fr, 0), node.usage.get(fr, 0)
-    fmt = lambda v: format_quantity(resource, v)  # noqa: E731
-    return (f"cohort/{node.name}", flavor, resource, fmt(subtree), "-", "-", fmt(usage),
-            fmt(max(0, usage - subtree)), fmt(max(0, subtree - usage)))
+def _cells(row: QuotaRow) -> tuple:
+    fmt = lambda v: "-" if v is None else format_quantity(row.resource, v)  # noqa: E731
+    return (row.node, row.flavor, row.resource, fmt(row.nominal), fmt(row.borrowing_limit),
+            fmt(row.lending_limit), fmt(row.used), fmt(row.borrowed), fmt(row.free))
