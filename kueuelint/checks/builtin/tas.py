@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from kueuelint.checks.api import RuleContext, Violation, rule
-from kueuelint.checks.builtin.integrations import Managed, elastic, managed
+from kueuelint.checks.managed import Managed, elastic, managed
 from kueuelint.identify.kinds import KUEUE_GROUP
 from kueuelint.identify.objects import KObject
 from kueuelint.index.inventory import cluster_queue_name
