@@ -58,6 +58,12 @@ def test_facts_read_from_kueue_source():
     assert SPECS["ray.io/RayService"].suspend_path == ("spec", "rayClusterConfig", "suspend")
     assert SPECS["kubeflow.org/MPIJob"].suspend_path == ("spec", "runPolicy", "suspend")
     assert SPECS["batch/CronJob"].framework == "batch/job"
+    # ImplicitlyEnabledFrameworkNames: ["pod"] in their integrations' callbacks
+    assert {spec.key for spec in JOB_SPECS if spec.pod_integration} == {
+        "apps/Deployment", "apps/StatefulSet", "leaderworkerset.x-k8s.io/LeaderWorkerSet"}
+    # the pod webhook makes their Workloads; LeaderWorkerSet's reconciler writes its own
+    assert {spec.key for spec in JOB_SPECS if spec.workloads_from_pods} == {
+        "Pod", "apps/Deployment", "apps/StatefulSet"}
     assert [s.key for s in JOB_SPECS if s.partial_admission] == ["batch/Job", "batch/CronJob"]
     assert {s.key for s in JOB_SPECS if not s.suspendable} == {
         "apps/Deployment", "apps/StatefulSet", "kubeflow.org/Notebook",
