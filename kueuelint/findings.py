@@ -109,6 +109,11 @@ def format_path(path: tuple | list | None) -> str | None:
     return "".join(out)
 
 
+# The codes kueuelint.fix.fixers can fix (tests/test_fix_visible.py keeps the two equal): a run
+# without such findings does not import the fix machinery at all (start-up time).
+FIXER_CODES = frozenset({"KQ101", "KQ102", "KQ201", "KQ630"})
+
+
 @dataclass
 class RunStatistics:
     """Counters for ``-v``, summed over the run (a parallel run adds up its workers')."""
@@ -132,6 +137,10 @@ class RunResult:
     rules: dict[str, Any] = field(default_factory=dict)  # code -> checks.meta.RuleMeta
     internal_error: str | None = None
     stats: RunStatistics = field(default_factory=RunStatistics)
+
+    def may_have_fixes(self) -> bool:
+        """Whether any finding is of a code that has a fixer (else the fixers need not load)."""
+        return any(finding.code in FIXER_CODES for finding in self.findings)
 
     def fixable(self) -> int:
         return sum(1 for finding in self.findings if finding.fix is not None and finding.fix.applicable)

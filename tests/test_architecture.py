@@ -54,10 +54,7 @@ CYCLES_ALLOWED: list[set[str]] = [
 ]
 
 # Step 3: rule modules that import another rule module's helpers.
-RULE_IMPORTS_ALLOWED: set[tuple[str, str]] = {
-    ("placement", "coverage"), ("queue_labels", "schema"),
-    ("resources", "coverage"), ("schema", "kueue_config"), ("tas", "integrations"),
-}
+RULE_IMPORTS_ALLOWED: set[tuple[str, str]] = {("placement", "coverage"), ("resources", "coverage")}
 
 # The simulator's internals, which rules should reach through a shared model instead.
 SIMULATOR_INTERNALS = ("kueuelint.admission.build", "kueuelint.admission.workloads")

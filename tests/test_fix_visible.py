@@ -124,7 +124,7 @@ def test_diff_refuses_other_outputs(before, extra):
 
 
 def test_check_knows_every_fixer_without_importing_them():
-    from kueuelint.cli.check import FIXER_CODES
+    from kueuelint.findings import FIXER_CODES
     from kueuelint.fix.fixers import FIXERS
 
     assert FIXER_CODES == set(FIXERS)

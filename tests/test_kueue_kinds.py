@@ -17,7 +17,6 @@ from kueuelint.config import Config
 from kueuelint.derive.podsets import derive_workloads, deriver_of
 from kueuelint.kueue import groups
 from kueuelint.kueue.kinds import COMPUTE_CONFIG_DERIVER, JOB_SPECS, KINDS, SPECS, KindSpec, frameworks
-from kueuelint.models.config import FRAMEWORKS as CONFIG_FRAMEWORKS
 from kueuelint.run import open_run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,7 +37,7 @@ def test_a_kind_spec_without_a_field_cannot_be_made():
 
 @pytest.mark.parametrize("spec", JOB_SPECS, ids=lambda spec: spec.key)
 def test_every_job_kind_spec_says_how_kueue_manages_it(spec: KindSpec):
-    assert spec.framework in CONFIG_FRAMEWORKS, "framework must be an integrations.frameworks name"
+    assert isinstance(spec.framework, str) and spec.framework, "its integrations.frameworks name"
     assert SPECS.get(spec.managed_as, spec).framework == spec.framework, "managed through its kind's integration"
     assert callable(deriver_of(spec.deriver))
     assert spec.versions and all(isinstance(v, str) and v for v in spec.versions)
@@ -49,8 +48,20 @@ def test_every_job_kind_spec_says_how_kueue_manages_it(spec: KindSpec):
     assert KINDS[spec.key].role == "workload"
 
 
-def test_kueue_configuration_knows_every_framework_a_kind_uses():
-    assert set(frameworks()) == set(CONFIG_FRAMEWORKS)
+def test_the_configuration_model_accepts_every_framework_a_kind_uses_and_nothing_else():
+    from kueuelint.models.config import ConfigurationV1Beta1 as Configuration
+
+    def frameworks_problem(names: list[str]) -> str:
+        data = {"apiVersion": "config.kueue.x-k8s.io/v1beta1", "kind": "Configuration",
+                "integrations": {"frameworks": names}}
+        try:
+            Configuration.model_validate(data)
+        except ValueError as exc:
+            return str(exc)
+        return ""
+
+    assert frameworks_problem(list(frameworks())) == ""
+    assert "batch/jobs" in frameworks_problem(["batch/jobs"])
 
 
 def test_facts_read_from_kueue_source():
@@ -58,6 +69,12 @@ def test_facts_read_from_kueue_source():
     assert SPECS["ray.io/RayService"].suspend_path == ("spec", "rayClusterConfig", "suspend")
     assert SPECS["kubeflow.org/MPIJob"].suspend_path == ("spec", "runPolicy", "suspend")
     assert SPECS["batch/CronJob"].framework == "batch/job"
+    # ImplicitlyEnabledFrameworkNames: ["pod"] in their integrations' callbacks
+    assert {spec.key for spec in JOB_SPECS if spec.pod_integration} == {
+        "apps/Deployment", "apps/StatefulSet", "leaderworkerset.x-k8s.io/LeaderWorkerSet"}
+    # the pod webhook makes their Workloads; LeaderWorkerSet's reconciler writes its own
+    assert {spec.key for spec in JOB_SPECS if spec.workloads_from_pods} == {
+        "Pod", "apps/Deployment", "apps/StatefulSet"}
     assert [s.key for s in JOB_SPECS if s.partial_admission] == ["batch/Job", "batch/CronJob"]
     assert {s.key for s in JOB_SPECS if not s.suspendable} == {
         "apps/Deployment", "apps/StatefulSet", "kubeflow.org/Notebook",

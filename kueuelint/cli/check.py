@@ -130,63 +130,38 @@ def _run_checks(args, config, rules):
 
 
 def _fix_and_recheck(result, args, config, rules):
-    from kueuelint.fix.apply import fix_files
+    from kueuelint.fix.session import fix_and_recheck, fixed_summary, not_fixed_lines
 
-    report = fix_files(result.findings, config.limits, config.default_namespace)
-    if report.fixed:
-        result = _run_checks(args, config, rules)
-    _print_not_fixed(report)
+    result, report = fix_and_recheck(result, config, lambda: _run_checks(args, config, rules))
+    _say(not_fixed_lines(report))
     if not args.quiet:
-        files = len(report.files)
-        print(f"Fixed {len(report.fixed)} finding{'s' * (len(report.fixed) != 1)} in {files} "
-              f"file{'s' * (files != 1)}.", file=sys.stderr)
+        _say([fixed_summary(report)])
     return result
 
 
-# The codes kueuelint.fix.fixers can fix (tests/test_fix_visible.py keeps the two equal): a run
-# without such findings does not import the fix machinery at all (start-up time).
-FIXER_CODES = frozenset({"KQ101", "KQ102", "KQ201", "KQ630"})
-
-
 def _mark_fixable(result, config) -> None:
-    if not any(finding.code in FIXER_CODES for finding in result.findings):
-        return
-    from kueuelint.fix.apply import attach_fixes
+    if result.may_have_fixes():
+        from kueuelint.fix.session import mark_fixable
 
-    try:
-        attach_fixes(result.findings, config.limits, config.default_namespace)
-    except Exception as exc:  # the findings are still worth writing
-        from kueuelint.errors import internal_error_message
-
-        result.internal_error = result.internal_error or internal_error_message(exc, "planning fixes")
+        mark_fixable(result, config)
 
 
 def _print_diff(result, config) -> int:
     """ruff's --diff: the fixes as a unified diff on standard output, nothing written."""
-    import difflib
-
-    from kueuelint.fix.apply import plan_fixes
+    from kueuelint.fix.session import not_fixed_lines, preview, preview_summary, unified_diff
 
     if result.internal_error:
-        print(f"kueuelint: {result.internal_error}", file=sys.stderr)
+        _say([f"kueuelint: {result.internal_error}"])
         return EXIT_ERROR
-    plans, report = plan_fixes(result.findings, config.limits, config.default_namespace)
-    for plan in plans:
-        for line in difflib.unified_diff(plan.text.splitlines(keepends=True),
-                                         plan.new_text.splitlines(keepends=True), plan.path, plan.path):
-            # as diff(1) and git mark it, so that patch(1) can apply the output
-            sys.stdout.write(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
-    _print_not_fixed(report)
-    fixes = sum(len(plan.edits) for plan in plans)
-    print(f"Would fix {fixes} finding{'s' * (fixes != 1)} in {len(plans)} "
-          f"file{'s' * (len(plans) != 1)}.", file=sys.stderr)
+    plans, report = preview(result, config)
+    sys.stdout.writelines(unified_diff(plans))
+    _say(not_fixed_lines(report) + [preview_summary(plans)])
     return EXIT_FINDINGS if plans else EXIT_OK
 
 
-def _print_not_fixed(report) -> None:
-    for finding, reason in report.not_fixed:
-        print(f"kueuelint: not fixed: {finding.location.path}:{finding.location.line}: "
-              f"{finding.code}: {reason}", file=sys.stderr)
+def _say(lines: list[str]) -> None:
+    for line in lines:
+        print(line, file=sys.stderr)
 
 
 def _explain_stats(stats) -> None:
@@ -198,19 +173,12 @@ def _explain_stats(stats) -> None:
 
 
 def write_reports(result, outputs, args) -> None:
-    from kueuelint.report import get_reporter
-    from kueuelint.report.options import ReportOptions
-
     from kueuelint import __version__
+    from kueuelint.report import ReportOptions, write_reports as write
 
-    for name, stream, to_terminal in outputs:
-        options = ReportOptions(color=want_color(args.color, stream) if to_terminal else False,
-                                show_source=not args.no_source, statistics=args.statistics,
-                                quiet=args.quiet, tool_version=__version__, cwd_for_uris=os.getcwd())
-        try:
-            get_reporter(name)(result, stream, options)
-        finally:
-            if stream is not sys.stdout:
-                stream.close()
-    if result.internal_error and not any(s is sys.stdout for _, s, _ in outputs):
-        print(f"kueuelint: {result.internal_error}", file=sys.stderr)
+    def options_for(stream, to_terminal: bool) -> ReportOptions:
+        return ReportOptions(color=want_color(args.color, stream) if to_terminal else False,
+                             show_source=not args.no_source, statistics=args.statistics,
+                             quiet=args.quiet, tool_version=__version__, cwd_for_uris=os.getcwd())
+
+    write(result, outputs, options_for)

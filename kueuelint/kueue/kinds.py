@@ -57,6 +57,9 @@ class KindSpec:
     partial_admission: bool         # Kueue may admit fewer pods than asked (pod set minCount)
     copies_queue_label: bool        # its own webhook copies the queue label to the pod template
     pods_queue_alone: bool          # with the pod integration on, its labelled pods are queued one by one
+    pod_integration: bool           # its integration turns "pod" on (ImplicitlyEnabledFrameworkNames)
+    workloads_from_pods: bool       # the pod integration makes its Workloads from its pods, one each
+                                    # or one per pod group, not from a replica count in its spec
 
     @property
     def key(self) -> str:
@@ -97,13 +100,15 @@ def _job(group: str, kind: str, versions: tuple[str, ...], framework: str, deriv
          pod_templates: tuple[str, ...], suspend_path: Path | None, *, managed_as: str = "",
          label_homes: tuple[Path, ...] = (METADATA_LABELS,), suspendable: bool = True,
          partial_admission: bool = False, copies_queue_label: bool = False,
-         pods_queue_alone: bool = False) -> KindSpec:
+         pods_queue_alone: bool = False, pod_integration: bool = False,
+         workloads_from_pods: bool = False) -> KindSpec:
     """A job kind Kueue's integration ``framework`` manages.  The keywords default to the
     common case (verified for each kind against pkg/controller/jobs)."""
     return KindSpec(group, kind, versions, framework, managed_as or kind_key(group, kind), deriver,
                     pod_templates, label_homes, suspend_path, suspendable, tas=True,
                     partial_admission=partial_admission, copies_queue_label=copies_queue_label,
-                    pods_queue_alone=pods_queue_alone)
+                    pods_queue_alone=pods_queue_alone, pod_integration=pod_integration,
+                    workloads_from_pods=workloads_from_pods)
 
 
 _SPEC_SUSPEND: Path = ("spec", "suspend")
@@ -122,11 +127,11 @@ JOB_SPECS: tuple[KindSpec, ...] = (
     _job("batch", "CronJob", ("v1",), "batch/job", "kinds_batch:_derive_cronjob",
          ("spec.jobTemplate.spec.template",), ("spec", "jobTemplate", "spec", "suspend"),
          managed_as="batch/Job", label_homes=(_CRON_LABELS,), partial_admission=True),
-    _job("", "Pod", ("v1",), "pod", "kinds_batch:_derive_pod", ("",), None),
+    _job("", "Pod", ("v1",), "pod", "kinds_batch:_derive_pod", ("",), None, workloads_from_pods=True),
     _job("apps", "Deployment", ("v1",), "deployment", "kinds_batch:_derive_deployment", _TEMPLATE, None,
-         suspendable=False, copies_queue_label=True),
+         suspendable=False, copies_queue_label=True, pod_integration=True, workloads_from_pods=True),
     _job("apps", "StatefulSet", ("v1",), "statefulset", "kinds_batch:_derive_statefulset", _TEMPLATE, None,
-         suspendable=False, copies_queue_label=True),
+         suspendable=False, copies_queue_label=True, pod_integration=True, workloads_from_pods=True),
     _job("ray.io", "RayJob", ("v1", "v1alpha1"), "ray.io/rayjob", "kinds_ray:_derive_rayjob",
          ("spec.rayClusterSpec.headGroupSpec.template", "spec.rayClusterSpec.workerGroupSpecs.*.template",
           "spec.submitterPodTemplate"), _SPEC_SUSPEND),
@@ -153,7 +158,7 @@ JOB_SPECS: tuple[KindSpec, ...] = (
     _job("leaderworkerset.x-k8s.io", "LeaderWorkerSet", ("v1",), "leaderworkerset.x-k8s.io/leaderworkerset",
          "kinds_training:_derive_leaderworkerset",
          ("spec.leaderWorkerTemplate.leaderTemplate", "spec.leaderWorkerTemplate.workerTemplate"), None,
-         suspendable=False, copies_queue_label=True),
+         suspendable=False, copies_queue_label=True, pod_integration=True),
     # KServe makes a Deployment per component; its pods carry the component's labels.
     _job("serving.kserve.io", "InferenceService", ("v1beta1",), "deployment", "kinds_serving:_derive_inferenceservice",
          ("spec.predictor", "spec.transformer", "spec.explainer"), None, managed_as="apps/Deployment",
@@ -175,15 +180,18 @@ OTHER_SPECS: tuple[KindSpec, ...] = (
     KindSpec(KUEUE_GROUP, "Workload", _KUEUE_VERSIONS, None, f"{KUEUE_GROUP}/Workload",
              "podsets:_derive_kueue_workload",
              ("spec.podSets.*.template",), (METADATA_LABELS,), None, suspendable=True, tas=True,
-             partial_admission=True, copies_queue_label=False, pods_queue_alone=False),
+             partial_admission=True, copies_queue_label=False, pods_queue_alone=False,
+             pod_integration=False, workloads_from_pods=False),
     # Files recognised by shape (no apiVersion/kind): compute configs that become Ray clusters.
     KindSpec("anyscale.com", "ComputeConfig", ("v1",), None, "ray.io/RayCluster", COMPUTE_CONFIG_DERIVER,
              ("head_node", "head_node_type", "worker_node_types.*", "worker_nodes.*", "compute_config.*"),
              (METADATA_LABELS,), None, suspendable=True, tas=False, partial_admission=False,
-             copies_queue_label=False, pods_queue_alone=False),
+             copies_queue_label=False, pods_queue_alone=False,
+             pod_integration=False, workloads_from_pods=False),
     KindSpec("skypilot.co", "Task", ("v1",), None, "Pod", COMPUTE_CONFIG_DERIVER, ("resources",),
              (METADATA_LABELS,), None, suspendable=True, tas=False, partial_admission=False,
-             copies_queue_label=False, pods_queue_alone=False),
+             copies_queue_label=False, pods_queue_alone=False,
+             pod_integration=False, workloads_from_pods=False),
 )
 
 SPECS: dict[str, KindSpec] = {spec.key: spec for spec in JOB_SPECS + OTHER_SPECS}

@@ -11,15 +11,12 @@ from typing import Annotated, Any, Literal, Optional
 
 from pydantic import Field, model_validator
 
+from kueuelint.kueue.kinds import frameworks
 from kueuelint.models.common import DURATION_RE, Int32, KModel, LabelSelector, Quantity
 
 Duration = Annotated[str, Field(pattern=DURATION_RE)]
-FRAMEWORKS = ("batch/job", "kubeflow.org/mpijob", "ray.io/rayjob", "ray.io/rayservice",
-              "ray.io/raycluster", "jobset.x-k8s.io/jobset", "kubeflow.org/paddlejob",
-              "kubeflow.org/pytorchjob", "kubeflow.org/tfjob", "kubeflow.org/xgboostjob",
-              "kubeflow.org/jaxjob", "trainer.kubeflow.org/trainjob",
-              "workload.codeflare.dev/appwrapper", "sparkoperator.k8s.io/sparkapplication",
-              "pod", "deployment", "statefulset", "leaderworkerset.x-k8s.io/leaderworkerset")
+# Kueue lists the supported names sorted (jobframework.GetIntegrationsList), and so do we.
+FRAMEWORKS = tuple(sorted(frameworks()))
 PREEMPTION_STRATEGIES = (["LessThanOrEqualToFinalShare"], ["LessThanInitialShare"],
                          ["LessThanOrEqualToFinalShare", "LessThanInitialShare"])
 

@@ -4,7 +4,8 @@ stays fast; every module exposes ``render(result, stream, options) -> None``."""
 from __future__ import annotations
 
 import importlib
-from typing import Callable, TextIO
+import sys
+from typing import Callable, Iterable, TextIO
 
 from kueuelint.findings import RunResult
 from kueuelint.report.options import ReportOptions
@@ -23,7 +24,7 @@ _MODULES = {
 
 Reporter = Callable[[RunResult, TextIO, ReportOptions], None]
 
-__all__ = ["FORMATS", "ReportOptions", "Reporter", "get_reporter"]
+__all__ = ["FORMATS", "ReportOptions", "Reporter", "get_reporter", "write_reports"]
 
 
 def get_reporter(name: str) -> Reporter:
@@ -32,3 +33,21 @@ def get_reporter(name: str) -> Reporter:
         raise ValueError(f"unknown output format {name!r} (choose from {', '.join(FORMATS)})")
     module = importlib.import_module(f"kueuelint.report.{_MODULES[name]}")
     return module.render
+
+
+Output = tuple[str, TextIO, bool]   # (format, stream, whether the stream is the terminal)
+
+
+def write_reports(result: RunResult, outputs: Iterable[Output],
+                  options_for: Callable[[TextIO, bool], ReportOptions]) -> None:
+    """Render ``result`` in every format to its stream, closing the files.  An internal error
+    no report went to standard output with is still said, on standard error."""
+    outputs = list(outputs)
+    for name, stream, to_terminal in outputs:
+        try:
+            get_reporter(name)(result, stream, options_for(stream, to_terminal))
+        finally:
+            if stream is not sys.stdout:
+                stream.close()
+    if result.internal_error and not any(stream is sys.stdout for _, stream, _ in outputs):
+        print(f"kueuelint: {result.internal_error}", file=sys.stderr)

@@ -9,20 +9,16 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 
-from kueuelint.index.selectors import NAME_LABEL, matches
 from kueuelint.checks.api import RuleContext, Violation, rule
+from kueuelint.checks.managed import ELASTIC, ELASTIC_GATE_ON, Managed, elastic, managed
 from kueuelint.kueue.kinds import RETIRED_JOB_KINDS
 from kueuelint.kueue.labels import home_label, metadata_path
 from kueuelint.kueue.pod_groups import group_members, group_of
 from kueuelint.findings import Severity
 from kueuelint.identify.objects import KObject
-from kueuelint.kueue.facts import ObjectFact
-from kueuelint.index.inventory import QUEUE_LABEL, explicit_namespace
+from kueuelint.index.inventory import QUEUE_LABEL
 
-ELASTIC = "kueue.x-k8s.io/elastic-job"
-ELASTIC_GATE_ON = (0, 18)            # ElasticJobsViaWorkloadSlices: Beta, on
 MIN_PARALLELISM = "kueue.x-k8s.io/job-min-parallelism"
 SYNC_COMPLETIONS = "kueue.x-k8s.io/job-completions-equal-parallelism"
 ROLE_HASH = "kueue.x-k8s.io/role-hash"
@@ -42,64 +38,6 @@ POD_SET_LISTS = {"jobset.x-k8s.io/JobSet": ("spec", "replicatedJobs"),
 NAMED_POD_SETS = ("jobset.x-k8s.io/JobSet", "trainer.kubeflow.org/TrainJob", *RAY_BASES,
                   "kubeflow.org/PyTorchJob", "kubeflow.org/TFJob", "kubeflow.org/XGBoostJob",
                   "kubeflow.org/PaddleJob", "kubeflow.org/JAXJob", "kubeflow.org/MPIJob")
-
-
-# --- is the object Kueue's at all? ------------------------------------------------------------------
-
-@dataclass
-class Managed:
-    queue: str | None
-    path: tuple | None       # the queue label, when there is one
-    why: str                 # "queued to 'user-queue'", for messages
-
-
-def managed(obj: KObject, ctx: RuleContext) -> Managed | None:
-    """How Kueue comes to manage ``obj``, or None when it leaves the object alone."""
-    return MANAGED.of(obj, ctx)
-
-
-def _managed(obj: KObject, ctx: RuleContext) -> Managed | None:
-    value, path = home_label(obj, QUEUE_LABEL)
-    if isinstance(value, str) and value:
-        return Managed(value, path, f"is queued to {value!r}")
-    if explicit_namespace(obj) is None or not _namespace_managed(obj.namespace, ctx):
-        return None  # where a namespace-less object lands, and whether Kueue manages it, is unknown
-    if ctx.inventory.kueue("LocalQueue", "default", obj.namespace) is not None:
-        # Kueue's webhook labels it with the namespace's default LocalQueue.
-        return Managed("default", None, "gets the namespace's default LocalQueue 'default'")
-    config = ctx.inventory.kueue_configuration() or {}
-    if config.get("manageJobsWithoutQueueName") is True:
-        return Managed(None, None, "is managed by Kueue (manageJobsWithoutQueueName is true)")
-    return None
-
-
-MANAGED: ObjectFact[Managed | None] = ObjectFact("managed-by-kueue", _managed)
-
-
-def _namespace_managed(namespace: str, ctx: RuleContext) -> bool:
-    """Does managedJobsNamespaceSelector select the namespace? False when it cannot be told,
-    so an unlabelled object is never claimed for Kueue on a guess."""
-    config = ctx.inventory.kueue_configuration() or {}
-    selector = config.get("managedJobsNamespaceSelector")
-    if not isinstance(selector, dict):
-        own = config.get("namespace") if isinstance(config.get("namespace"), str) else "kueue-system"
-        selector = {"matchExpressions": [{"key": NAME_LABEL, "operator": "NotIn",
-                                          "values": ["kube-system", own]}]}
-    found = ctx.inventory.get("Namespace", namespace)
-    labels = {NAME_LABEL: namespace}
-    if found is not None:
-        labels.update({k: str(v) for k, v in found.labels.items()})
-    else:
-        keys = set((selector.get("matchLabels") or {}).keys()) | {
-            e.get("key") for e in selector.get("matchExpressions") or () if isinstance(e, dict)}
-        if keys - {NAME_LABEL}:
-            return False
-    return matches(selector, labels)
-
-
-def elastic(obj: KObject, ctx: RuleContext) -> bool:
-    return (ctx.kueue_version >= ELASTIC_GATE_ON
-            and obj.get(*metadata_path(obj), "annotations", ELASTIC) == "true")
 
 
 # --- KQ620: too many pod sets ---------------------------------------------------------------------

@@ -29,7 +29,10 @@ GO_INT = re.compile(r"^[+-]?\d+$")
 # Kinds whose labels reach the pods even when the owning integration is off: with "pod" on,
 # the pods are then queued one by one (upstream Notebooks copy labels only to the pod template).
 POD_FALLBACK = tuple(spec.key for spec in JOB_SPECS if spec.pods_queue_alone)
-POD_BASED = ("deployment", "statefulset", "leaderworkerset.x-k8s.io/leaderworkerset", "pod")
+# Frameworks that need the pod integration (listed before 0.15, implied since), and with "pod" itself
+# the frameworks whose jobs Kueue meets through their pods.
+POD_INTEGRATION = tuple(dict.fromkeys(spec.framework for spec in JOB_SPECS if spec.pod_integration))
+POD_BASED = POD_INTEGRATION + ("pod",)
 IMPLICIT_POD_SINCE = (0, 15)          # pod-based frameworks stopped needing "pod" listed
 SELECTOR_ALWAYS_RESPECTED = (0, 19)   # managedJobsNamespaceSelector filters every kind (GA)
 NON_SUSPENDABLE = tuple(spec.key for spec in JOB_SPECS if not spec.suspendable)
@@ -50,7 +53,7 @@ def integration_not_enabled(obj: KObject, ctx: RuleContext):
         return
     enabled = enabled_frameworks(config)
     needed = [FRAMEWORKS[obj.key]]
-    if needed[0] in POD_BASED[:3] and ctx.kueue_version < IMPLICIT_POD_SINCE:
+    if needed[0] in POD_INTEGRATION and ctx.kueue_version < IMPLICIT_POD_SINCE:
         needed.append("pod")
     if "pod" in enabled and (obj.key in POD_FALLBACK or _template_queued(obj)):
         return  # the pods carry the label and the pod integration queues them one by one

@@ -99,7 +99,7 @@ def _yaml_text(value: object) -> str:
 
 def _crd_judges(obj: KObject, ctx: RuleContext) -> bool:
     # KQ111 already reports non-string metadata values of objects a CRD in the run validates.
-    from kueuelint.checks.builtin.schema import crd_index_for
+    from kueuelint.checks.crd_index import crd_index_for
 
     index = crd_index_for(ctx)
     return index is not None and index.has_kind(obj.group, obj.kind)

@@ -1,6 +1,6 @@
 """KQ110–KQ113: schema validation by the built-in Kueue models or by the run's CRDs.
 
-One validation per object feeds all four rules (cached on the object). When the run holds a CRD
+One validation per object feeds all four rules (a run fact). When the run holds a CRD
 for the object's group/kind/version, the CRD judges (it is what the cluster runs) and the
 built-in model stays silent; the finding names the CRD and version that judged it.
 """
@@ -8,12 +8,10 @@ built-in model stays silent; the finding names the CRD and version that judged i
 from __future__ import annotations
 
 from kueuelint.checks.api import RuleContext, Violation, rule
+from kueuelint.checks.crd_index import crd_index_for, setting
 from kueuelint.identify.objects import KObject
-from kueuelint.kueue.facts import Fact, ObjectFact
+from kueuelint.kueue.facts import ObjectFact
 from kueuelint.kueue.kinds import REMOVED_FRAMEWORKS  # frameworks Kueue's latest model no longer knows
-
-# spelled out (not imported from kueuelint.schema) so runs without CRDs never load the schema code
-CRD_KEY = "apiextensions.k8s.io/CustomResourceDefinition"
 
 _KUEUE_GROUPS = ("kueue.x-k8s.io", "config.kueue.x-k8s.io")
 
@@ -67,7 +65,7 @@ def _embedded_configuration(obj: KObject, ctx: RuleContext):
     which maps the embedded YAML onto the ConfigMap's lines so findings point inside it."""
     import yaml
 
-    from kueuelint.checks.builtin.kueue_config import view
+    from kueuelint.checks.config_view import view
 
     try:
         config = view(obj)
@@ -116,35 +114,10 @@ def _by_crd(obj: KObject, ctx: RuleContext, index) -> list:
         return [SchemaIssue(OPENAPI, ("apiVersion",), f"apiVersion: {obj.api_version} is not "
                             f"served by the CRD for {obj.kind} (served: {', '.join(served)})",
                             "CRD", at_value=True)]
-    engine = _setting(ctx, "cel_engine", "cel-engine")
+    engine = setting(ctx, "cel_engine", "cel-engine")
     issues, runner = crd.validate(version, obj.data,
                                   engine=None if engine in (None, "", "auto") else engine)
     if runner is not None:
         ctx.stats.cel_rules_evaluated += runner.evaluated
         ctx.stats.transition_rules_skipped += runner.skipped_transition
     return issues
-
-
-def _setting(ctx: RuleContext, attribute: str, option: str):
-    """A run setting, from the context if the runner passes it, else from the rule options
-    (``[rules.KQ111] crds = [...]`` in the config)."""
-    value = getattr(ctx, attribute, None)
-    return value if value else ctx.options.get(option) or ctx.options.get(attribute)
-
-
-def crd_index_for(ctx: RuleContext):
-    """The run's CRD index (inventory CRDs + configured ``crds`` paths), built once per run;
-    None when the run has no CRD at all, so the common case costs one dictionary lookup."""
-    return CRD_INDEX.of(ctx)
-
-
-def _crd_index(ctx: RuleContext):
-    paths = tuple(_setting(ctx, "crds", "crds") or ())
-    if not paths and not ctx.inventory.of_kind(CRD_KEY):
-        return None
-    from kueuelint.schema.sources import crd_index
-
-    return crd_index(ctx.inventory, paths) or None
-
-
-CRD_INDEX = Fact("crd-index", _crd_index)

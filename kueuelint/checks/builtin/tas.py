@@ -12,10 +12,11 @@ import re
 from dataclasses import dataclass
 
 from kueuelint.checks.api import RuleContext, Violation, rule
-from kueuelint.checks.builtin.integrations import Managed, elastic, managed
+from kueuelint.checks.managed import Managed, elastic, managed
 from kueuelint.identify.kinds import KUEUE_GROUP
 from kueuelint.identify.objects import KObject
 from kueuelint.index.inventory import cluster_queue_name
+from kueuelint.kueue.kinds import JOB_SPECS
 
 PREFIX = "kueue.x-k8s.io/podset-"
 REQUIRED = PREFIX + "required-topology"
@@ -34,7 +35,7 @@ GO_BOOLS = ("1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "fals
 NAME_PART = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
 DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 # Pods of these are checked one by one (or as pod-group roles), not against the template's count.
-POD_BASED = ("Pod", "apps/Deployment", "apps/StatefulSet")
+POD_BASED = tuple(spec.key for spec in JOB_SPECS if spec.workloads_from_pods)
 # Kinds whose pod templates are synthesized by kueuelint (no annotations a user could write there).
 SKIPPED = ("anyscale.com/ComputeConfig", "skypilot.co/Task", "kueue.x-k8s.io/Workload",
            "serving.kserve.io/InferenceService", "tekton.dev/PipelineRun",
