@@ -201,7 +201,7 @@ def _tree_order(queues: dict[str, tuple[dict, int]]) -> list[list[str]]:
             for n in range(pending)]
     inventory = Inventory(_objects(snapshot))
     state, _ = build_state(inventory, False, False)
-    pending_records, _ = run._snapshot_workloads(inventory, [], Priorities(inventory), lambda text: None)
+    pending_records, _, _ = run._snapshot_workloads(inventory, [], Priorities(inventory), lambda text: None)
     queued = [wl for wl in pending_records if run._resolve_queue(wl, inventory, state, {}) is None]
     return [names for names, _ in partition._trees(state, queued)]
 
