@@ -75,6 +75,10 @@ def test_facts_read_from_kueue_source():
     # the pod webhook makes their Workloads; LeaderWorkerSet's reconciler writes its own
     assert {spec.key for spec in JOB_SPECS if spec.workloads_from_pods} == {
         "Pod", "apps/Deployment", "apps/StatefulSet"}
+    # the kinds whose webhooks accept the elastic-job annotation (ElasticJobsViaWorkloadSlices)
+    assert {spec.key for spec in JOB_SPECS if spec.elastic} == {
+        "batch/Job", "ray.io/RayCluster", "ray.io/RayJob", "ray.io/RayService"}
+    assert SPECS["jobset.x-k8s.io/JobSet"].pod_set_list == ("spec", "replicatedJobs")
     assert [s.key for s in JOB_SPECS if s.partial_admission] == ["batch/Job", "batch/CronJob"]
     assert {s.key for s in JOB_SPECS if not s.suspendable} == {
         "apps/Deployment", "apps/StatefulSet", "kubeflow.org/Notebook",

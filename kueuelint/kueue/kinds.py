@@ -60,6 +60,12 @@ class KindSpec:
     pod_integration: bool           # its integration turns "pod" on (ImplicitlyEnabledFrameworkNames)
     workloads_from_pods: bool       # the pod integration makes its Workloads from its pods, one each
                                     # or one per pod group, not from a replica count in its spec
+    pod_set_list: Path | None       # where the entries that become its pod sets are listed; None: fixed
+    named_pod_sets: bool            # its pod sets take the user's names (groups, replicated jobs, roles)
+    prebuilt_workload: bool         # Kueue honours kueue.x-k8s.io/prebuilt-workload-name on it
+    elastic: bool                   # it may be an elastic job (ElasticJobsViaWorkloadSlices)
+    user_templates: bool            # False: kueuelint synthesizes its pod templates (a user writes
+                                    # no annotations there)
 
     @property
     def key(self) -> str:
@@ -101,60 +107,73 @@ def _job(group: str, kind: str, versions: tuple[str, ...], framework: str, deriv
          label_homes: tuple[Path, ...] = (METADATA_LABELS,), suspendable: bool = True,
          partial_admission: bool = False, copies_queue_label: bool = False,
          pods_queue_alone: bool = False, pod_integration: bool = False,
-         workloads_from_pods: bool = False) -> KindSpec:
+         workloads_from_pods: bool = False, pod_set_list: Path | None = None,
+         named_pod_sets: bool = False, prebuilt_workload: bool = False, elastic: bool = False,
+         user_templates: bool = True) -> KindSpec:
     """A job kind Kueue's integration ``framework`` manages.  The keywords default to the
     common case (verified for each kind against pkg/controller/jobs)."""
     return KindSpec(group, kind, versions, framework, managed_as or kind_key(group, kind), deriver,
                     pod_templates, label_homes, suspend_path, suspendable, tas=True,
                     partial_admission=partial_admission, copies_queue_label=copies_queue_label,
                     pods_queue_alone=pods_queue_alone, pod_integration=pod_integration,
-                    workloads_from_pods=workloads_from_pods)
+                    workloads_from_pods=workloads_from_pods, pod_set_list=pod_set_list,
+                    named_pod_sets=named_pod_sets, prebuilt_workload=prebuilt_workload,
+                    elastic=elastic, user_templates=user_templates)
 
 
 _SPEC_SUSPEND: Path = ("spec", "suspend")
 _TEMPLATE = ("spec.template",)
 
 
-def _kubeflow(kind: str, replica_specs: str) -> KindSpec:
+def _kubeflow(kind: str, replica_specs: str, prebuilt_workload: bool = True) -> KindSpec:
     return _job("kubeflow.org", kind, ("v1",), f"kubeflow.org/{kind.lower()}", "kinds_training:_derive_replica_job",
-                (f"spec.{replica_specs}.*.template",), _KUBEFLOW_SUSPEND)
+                (f"spec.{replica_specs}.*.template",), _KUBEFLOW_SUSPEND, named_pod_sets=True,
+                prebuilt_workload=prebuilt_workload)
 
 
 # The order is the order of the ``workloads`` group (and of rule listings).
 JOB_SPECS: tuple[KindSpec, ...] = (
     _job("batch", "Job", ("v1",), "batch/job", "kinds_batch:_derive_job", _TEMPLATE, _SPEC_SUSPEND,
-         partial_admission=True),
+         partial_admission=True, prebuilt_workload=True, elastic=True),
     _job("batch", "CronJob", ("v1",), "batch/job", "kinds_batch:_derive_cronjob",
          ("spec.jobTemplate.spec.template",), ("spec", "jobTemplate", "spec", "suspend"),
          managed_as="batch/Job", label_homes=(_CRON_LABELS,), partial_admission=True),
-    _job("", "Pod", ("v1",), "pod", "kinds_batch:_derive_pod", ("",), None, workloads_from_pods=True),
+    _job("", "Pod", ("v1",), "pod", "kinds_batch:_derive_pod", ("",), None, workloads_from_pods=True,
+         prebuilt_workload=True),
     _job("apps", "Deployment", ("v1",), "deployment", "kinds_batch:_derive_deployment", _TEMPLATE, None,
          suspendable=False, copies_queue_label=True, pod_integration=True, workloads_from_pods=True),
     _job("apps", "StatefulSet", ("v1",), "statefulset", "kinds_batch:_derive_statefulset", _TEMPLATE, None,
          suspendable=False, copies_queue_label=True, pod_integration=True, workloads_from_pods=True),
     _job("ray.io", "RayJob", ("v1", "v1alpha1"), "ray.io/rayjob", "kinds_ray:_derive_rayjob",
          ("spec.rayClusterSpec.headGroupSpec.template", "spec.rayClusterSpec.workerGroupSpecs.*.template",
-          "spec.submitterPodTemplate"), _SPEC_SUSPEND),
+          "spec.submitterPodTemplate"), _SPEC_SUSPEND,
+         pod_set_list=("spec", "rayClusterSpec", "workerGroupSpecs"), named_pod_sets=True,
+         prebuilt_workload=True, elastic=True),
     _job("ray.io", "RayCluster", ("v1", "v1alpha1"), "ray.io/raycluster", "kinds_ray:_derive_raycluster",
-         ("spec.headGroupSpec.template", "spec.workerGroupSpecs.*.template"), _SPEC_SUSPEND),
+         ("spec.headGroupSpec.template", "spec.workerGroupSpecs.*.template"), _SPEC_SUSPEND,
+         pod_set_list=("spec", "workerGroupSpecs"), named_pod_sets=True, prebuilt_workload=True,
+         elastic=True),
     _job("ray.io", "RayService", ("v1", "v1alpha1"), "ray.io/rayservice", "kinds_ray:_derive_rayservice",
          ("spec.rayClusterConfig.headGroupSpec.template", "spec.rayClusterConfig.workerGroupSpecs.*.template"),
-         ("spec", "rayClusterConfig", "suspend")),
+         ("spec", "rayClusterConfig", "suspend"), pod_set_list=("spec", "rayClusterConfig", "workerGroupSpecs"),
+         named_pod_sets=True, prebuilt_workload=True, elastic=True),
     _kubeflow("PyTorchJob", "pytorchReplicaSpecs"),
     _kubeflow("TFJob", "tfReplicaSpecs"),
     _kubeflow("XGBoostJob", "xgbReplicaSpecs"),
     _kubeflow("PaddleJob", "paddleReplicaSpecs"),
-    _kubeflow("JAXJob", "jaxReplicaSpecs"),
+    _kubeflow("JAXJob", "jaxReplicaSpecs", prebuilt_workload=False),
     _job("kubeflow.org", "MPIJob", ("v2beta1", "v1"), "kubeflow.org/mpijob", "kinds_training:_derive_replica_job",
-         ("spec.mpiReplicaSpecs.*.template",), _KUBEFLOW_SUSPEND),
+         ("spec.mpiReplicaSpecs.*.template",), _KUBEFLOW_SUSPEND, named_pod_sets=True, prebuilt_workload=True),
     # The notebook controller makes a StatefulSet and copies labels only to its pod template.
     _job("kubeflow.org", "Notebook", ("v1", "v1beta1", "v1alpha1"), "statefulset", "kinds_serving:_derive_notebook",
          _TEMPLATE, None, managed_as="apps/StatefulSet", suspendable=False, pods_queue_alone=True),
     # The pod templates live in the referenced (Cluster)TrainingRuntime.
     _job("trainer.kubeflow.org", "TrainJob", ("v1alpha1",), "trainer.kubeflow.org/trainjob",
-         "kinds_training:_derive_trainjob", ("spec.runtimeRef",), _SPEC_SUSPEND),
+         "kinds_training:_derive_trainjob", ("spec.runtimeRef",), _SPEC_SUSPEND,
+         pod_set_list=("spec", "runtimeRef"), named_pod_sets=True, prebuilt_workload=True),
     _job("jobset.x-k8s.io", "JobSet", ("v1alpha2",), "jobset.x-k8s.io/jobset", "kinds_training:_derive_jobset",
-         ("spec.replicatedJobs.*.template.spec.template",), _SPEC_SUSPEND),
+         ("spec.replicatedJobs.*.template.spec.template",), _SPEC_SUSPEND,
+         pod_set_list=("spec", "replicatedJobs"), named_pod_sets=True, prebuilt_workload=True),
     _job("leaderworkerset.x-k8s.io", "LeaderWorkerSet", ("v1",), "leaderworkerset.x-k8s.io/leaderworkerset",
          "kinds_training:_derive_leaderworkerset",
          ("spec.leaderWorkerTemplate.leaderTemplate", "spec.leaderWorkerTemplate.workerTemplate"), None,
@@ -162,14 +181,17 @@ JOB_SPECS: tuple[KindSpec, ...] = (
     # KServe makes a Deployment per component; its pods carry the component's labels.
     _job("serving.kserve.io", "InferenceService", ("v1beta1",), "deployment", "kinds_serving:_derive_inferenceservice",
          ("spec.predictor", "spec.transformer", "spec.explainer"), None, managed_as="apps/Deployment",
-         label_homes=_ISVC_LABELS, suspendable=False, pods_queue_alone=True),
+         label_homes=_ISVC_LABELS, suspendable=False, pods_queue_alone=True, user_templates=False),
     # Tekton runs each task as a pod, which the pod integration queues.
     _job("tekton.dev", "PipelineRun", ("v1", "v1beta1"), "pod", "kinds_tekton:_derive_pipelinerun",
-         ("spec.pipelineSpec.tasks.*", "spec.pipelineSpec.finally.*", "spec.pipelineRef"), None, managed_as="Pod"),
+         ("spec.pipelineSpec.tasks.*", "spec.pipelineSpec.finally.*", "spec.pipelineRef"), None, managed_as="Pod",
+         user_templates=False),
     _job("workload.codeflare.dev", "AppWrapper", ("v1beta2",), "workload.codeflare.dev/appwrapper",
-         "kinds_appwrapper:_derive_appwrapper", ("spec.components.*",), _SPEC_SUSPEND),
+         "kinds_appwrapper:_derive_appwrapper", ("spec.components.*",), _SPEC_SUSPEND,
+         pod_set_list=("spec", "components"), prebuilt_workload=True),
     _job("sparkoperator.k8s.io", "SparkApplication", ("v1beta2",), "sparkoperator.k8s.io/sparkapplication",
-         "kinds_spark:_derive_sparkapplication", ("spec.driver", "spec.executor"), _SPEC_SUSPEND),
+         "kinds_spark:_derive_sparkapplication", ("spec.driver", "spec.executor"), _SPEC_SUSPEND,
+         user_templates=False),
 )
 
 COMPUTE_CONFIG_DERIVER = "compute_configs:derive_compute_config_workloads"
@@ -181,17 +203,20 @@ OTHER_SPECS: tuple[KindSpec, ...] = (
              "podsets:_derive_kueue_workload",
              ("spec.podSets.*.template",), (METADATA_LABELS,), None, suspendable=True, tas=True,
              partial_admission=True, copies_queue_label=False, pods_queue_alone=False,
-             pod_integration=False, workloads_from_pods=False),
+             pod_integration=False, workloads_from_pods=False, pod_set_list=None, named_pod_sets=False,
+             prebuilt_workload=False, elastic=False, user_templates=False),
     # Files recognised by shape (no apiVersion/kind): compute configs that become Ray clusters.
     KindSpec("anyscale.com", "ComputeConfig", ("v1",), None, "ray.io/RayCluster", COMPUTE_CONFIG_DERIVER,
              ("head_node", "head_node_type", "worker_node_types.*", "worker_nodes.*", "compute_config.*"),
              (METADATA_LABELS,), None, suspendable=True, tas=False, partial_admission=False,
              copies_queue_label=False, pods_queue_alone=False,
-             pod_integration=False, workloads_from_pods=False),
+             pod_integration=False, workloads_from_pods=False, pod_set_list=None, named_pod_sets=False,
+             prebuilt_workload=False, elastic=False, user_templates=False),
     KindSpec("skypilot.co", "Task", ("v1",), None, "Pod", COMPUTE_CONFIG_DERIVER, ("resources",),
              (METADATA_LABELS,), None, suspendable=True, tas=False, partial_admission=False,
              copies_queue_label=False, pods_queue_alone=False,
-             pod_integration=False, workloads_from_pods=False),
+             pod_integration=False, workloads_from_pods=False, pod_set_list=None, named_pod_sets=False,
+             prebuilt_workload=False, elastic=False, user_templates=False),
 )
 
 SPECS: dict[str, KindSpec] = {spec.key: spec for spec in JOB_SPECS + OTHER_SPECS}

@@ -12,7 +12,7 @@ import re
 
 from kueuelint.checks.api import RuleContext, Violation, rule
 from kueuelint.checks.managed import ELASTIC, ELASTIC_GATE_ON, Managed, elastic, managed
-from kueuelint.kueue.kinds import RETIRED_JOB_KINDS
+from kueuelint.kueue.kinds import JOB_SPECS, RETIRED_JOB_KINDS
 from kueuelint.kueue.labels import home_label, metadata_path
 from kueuelint.kueue.pod_groups import group_members, group_of
 from kueuelint.findings import Severity
@@ -30,14 +30,8 @@ LWS_MAX_REPLICAS = 1_000_000
 RAY_BASES = {"ray.io/RayCluster": ("spec",), "ray.io/RayService": ("spec", "rayClusterConfig"),
              "ray.io/RayJob": ("spec", "rayClusterSpec")}
 # Where the entries that become pod sets are listed, for pointing a "too many" finding at.
-POD_SET_LISTS = {"jobset.x-k8s.io/JobSet": ("spec", "replicatedJobs"),
-                 "trainer.kubeflow.org/TrainJob": ("spec", "runtimeRef"),
-                 "workload.codeflare.dev/AppWrapper": ("spec", "components"),
-                 **{key: base + ("workerGroupSpecs",) for key, base in RAY_BASES.items()}}
-# Kinds whose pod set names come from the user's own names (group names, replicated jobs, ...).
-NAMED_POD_SETS = ("jobset.x-k8s.io/JobSet", "trainer.kubeflow.org/TrainJob", *RAY_BASES,
-                  "kubeflow.org/PyTorchJob", "kubeflow.org/TFJob", "kubeflow.org/XGBoostJob",
-                  "kubeflow.org/PaddleJob", "kubeflow.org/JAXJob", "kubeflow.org/MPIJob")
+POD_SET_LISTS = {spec.key: spec.pod_set_list for spec in JOB_SPECS if spec.pod_set_list}
+NAMED_POD_SETS = tuple(spec.key for spec in JOB_SPECS if spec.named_pod_sets)
 
 
 # --- KQ620: too many pod sets ---------------------------------------------------------------------

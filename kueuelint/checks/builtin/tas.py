@@ -16,7 +16,7 @@ from kueuelint.checks.managed import Managed, elastic, managed
 from kueuelint.identify.kinds import KUEUE_GROUP
 from kueuelint.identify.objects import KObject
 from kueuelint.index.inventory import cluster_queue_name
-from kueuelint.kueue.kinds import JOB_SPECS
+from kueuelint.kueue.kinds import JOB_SPECS, SPECS
 
 PREFIX = "kueue.x-k8s.io/podset-"
 REQUIRED = PREFIX + "required-topology"
@@ -37,9 +37,7 @@ DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]
 # Pods of these are checked one by one (or as pod-group roles), not against the template's count.
 POD_BASED = tuple(spec.key for spec in JOB_SPECS if spec.workloads_from_pods)
 # Kinds whose pod templates are synthesized by kueuelint (no annotations a user could write there).
-SKIPPED = ("anyscale.com/ComputeConfig", "skypilot.co/Task", "kueue.x-k8s.io/Workload",
-           "serving.kserve.io/InferenceService", "tekton.dev/PipelineRun",
-           "sparkoperator.k8s.io/SparkApplication")
+SKIPPED = tuple(key for key, spec in SPECS.items() if not spec.user_templates)
 
 
 @dataclass

@@ -7,25 +7,21 @@ from __future__ import annotations
 import re
 
 from kueuelint.checks.api import RuleContext, Violation, rule
+from kueuelint.checks.managed import ELASTIC, ELASTIC_GATE_ON
 from kueuelint.derive.metadata import metadata_maps
 from kueuelint.findings import Severity
 from kueuelint.identify.objects import KObject
 from kueuelint.index.inventory import QUEUE_LABEL
+from kueuelint.kueue.kinds import JOB_SPECS
 from kueuelint.kueue.labels import DNS_SUBDOMAIN, dotted, home_label, home_text
 
 MAX_EXEC_LABEL = "kueue.x-k8s.io/max-exec-time-seconds"
 PREBUILT_KEY = "kueue.x-k8s.io/prebuilt-workload-name"
 POD_GROUP_KEY = "kueue.x-k8s.io/pod-group-name"
-ELASTIC_ANNOTATION = "kueue.x-k8s.io/elastic-job"
 GATED_BY_ANNOTATION = "kueue.x-k8s.io/admission-gated-by"
 
-PREBUILT_KINDS = frozenset({
-    "batch/Job", "jobset.x-k8s.io/JobSet", "kubeflow.org/TFJob", "kubeflow.org/PaddleJob",
-    "kubeflow.org/PyTorchJob", "kubeflow.org/XGBoostJob", "trainer.kubeflow.org/TrainJob",
-    "kubeflow.org/MPIJob", "ray.io/RayJob", "ray.io/RayCluster", "ray.io/RayService", "Pod",
-    "workload.codeflare.dev/AppWrapper"})
-ELASTIC_KINDS = frozenset({"batch/Job", "ray.io/RayCluster", "ray.io/RayJob", "ray.io/RayService"})
-ELASTIC_GATE_ON = (0, 18)       # ElasticJobsViaWorkloadSlices: Beta, on
+PREBUILT_KINDS = frozenset(spec.key for spec in JOB_SPECS if spec.prebuilt_workload)
+ELASTIC_KINDS = frozenset(spec.key for spec in JOB_SPECS if spec.elastic)
 GATED_BY_GATE_ON = (0, 19)      # AdmissionGatedBy: Beta, on
 MAX_GATE_NAME = 63
 GO_INT = re.compile(r"^[+-]?\d+$")
@@ -90,17 +86,17 @@ def _prebuilt_problem(obj: KObject, value: str, field: str) -> str | None:
 def elastic_job_unsupported(obj: KObject, ctx: RuleContext):
     if ctx.kueue_version < ELASTIC_GATE_ON:
         return
-    value, path = home_text(obj, ELASTIC_ANNOTATION, "annotations")
+    value, path = home_text(obj, ELASTIC, "annotations")
     if path is None:
         return
     if obj.key not in ELASTIC_KINDS:
         yield Violation(path=path, args={"detail": (
-            f"sets the {ELASTIC_ANNOTATION} annotation; Kueue's webhook rejects it here: "
+            f"sets the {ELASTIC} annotation; Kueue's webhook rejects it here: "
             f"elastic job is not supported for \"{_gvk(obj)}\" (only batch Job, RayCluster, "
             "RayJob and RayService can be elastic); remove it")})
     elif value != "true":
         yield Violation(path=path, at_value=True, severity=Severity.WARNING, args={"detail": (
-            f"sets {ELASTIC_ANNOTATION}: {value!r}; Kueue treats the job as elastic only for the "
+            f"sets {ELASTIC}: {value!r}; Kueue treats the job as elastic only for the "
             "exact value \"true\", so this job is not elastic: write \"true\" or remove it")})
 
 
