@@ -41,11 +41,11 @@ class RuleContext:
     crds: tuple[str, ...] = ()          # CRD files/directories given with --crd or `crds`
     cel_engine: str | None = None       # None: the default engine
     stats: RunStatistics = field(default_factory=RunStatistics)   # shared by the rules' copies
+    # the inventory's facts: a rule's fact is computed once per inventory, not per rule
+    facts: FactStore = field(init=False, repr=False)
 
-    @property
-    def facts(self) -> FactStore:
-        """The inventory's facts: a rule's fact is computed once per inventory, not per rule."""
-        return self.inventory.facts
+    def __post_init__(self) -> None:
+        self.facts = self.inventory.facts
 
     def workloads(self, obj: KObject):
         """Derived workloads (pod sets and per-pod requests) of ``obj`` in this inventory."""

@@ -21,7 +21,6 @@ from __future__ import annotations
 from typing import Any, Callable, Generic, Protocol, TypeVar
 
 T = TypeVar("T")
-_MISSING: Any = object()
 
 
 class HasFacts(Protocol):
@@ -80,11 +79,11 @@ class Fact(_Declared, Generic[T]):
         super().__init__(name, compute)
 
     def of(self, source: HasFacts) -> T:
-        values = source.facts._values
-        value = values.get(self, _MISSING)
-        if value is _MISSING:
-            value = values[self] = self.compute(source)
-        return value
+        try:   # the common case first: asked again
+            return source.facts._values[self]
+        except KeyError:
+            value = source.facts._values[self] = self.compute(source)
+            return value
 
     def provide(self, source: HasFacts, value: T) -> None:
         """Set the value computed elsewhere (a parallel run merges the workers' parts)."""
@@ -100,14 +99,12 @@ class ObjectFact(_Declared, Generic[T]):
         super().__init__(name, compute)
 
     def of(self, obj, source: HasFacts) -> T:
-        values = source.facts._values
-        table = values.get(self)
-        if table is None:
-            table = values[self] = {}
-        value = table.get(obj, _MISSING)   # objects hash by identity
-        if value is _MISSING:
-            value = table[obj] = self.compute(obj, source)
-        return value
+        try:   # the common case first: asked again (objects hash by identity)
+            return source.facts._values[self][obj]
+        except KeyError:
+            value = self.compute(obj, source)
+            source.facts._values.setdefault(self, {})[obj] = value
+            return value
 
 
 class ObjectMemo(_Declared, Generic[T]):
@@ -119,8 +116,8 @@ class ObjectMemo(_Declared, Generic[T]):
         super().__init__(name, compute)
 
     def of(self, obj) -> T:
-        memos = obj.memos
-        value = memos.get(self, _MISSING)
-        if value is _MISSING:
-            value = memos[self] = self.compute(obj)
-        return value
+        try:
+            return obj.memos[self]
+        except KeyError:
+            value = obj.memos[self] = self.compute(obj)
+            return value
