@@ -54,8 +54,9 @@ class FlavorGroup:
     flavors: list[FlavorNodes] | None
     names: list[str]
 
-    def used_by(self, pod_set) -> bool:
-        return PODS in self.resources or any(pod_set.requests.get(r, 0) > 0 for r in self.resources)
+    def used_by(self, requested: set[str]) -> bool:
+        """Does a pod set requesting ``requested`` (resources with an amount above 0) need it?"""
+        return PODS in self.resources or not requested.isdisjoint(self.resources)
 
 
 @dataclass
@@ -111,8 +112,13 @@ def queued(obj, ctx) -> list[QueuedPodSet]:
 
 def _queued(obj, ctx) -> list[QueuedPodSet]:
     return [QueuedPodSet(workload, pod_set, target, pod_placement(pod_set.template),
-                         [g for g in flavor_groups(target.cluster_queue, ctx.inventory) if g.used_by(pod_set)])
+                         _used_groups(flavor_groups(target.cluster_queue, ctx.inventory), pod_set))
             for workload, target in queued_workloads(obj, ctx) for pod_set in workload.pod_sets]
+
+
+def _used_groups(groups: list[FlavorGroup], pod_set) -> list[FlavorGroup]:
+    requested = {name for name, amount in pod_set.requests.items() if amount > 0}
+    return [group for group in groups if group.used_by(requested)]
 
 
 QUEUED_POD_SETS: ObjectFact[list[QueuedPodSet]] = ObjectFact("queued-pod-sets", _queued)
