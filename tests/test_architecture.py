@@ -54,17 +54,12 @@ CYCLES_ALLOWED: list[set[str]] = [
 ]
 
 # Step 3: rule modules that import another rule module's helpers.
-RULE_IMPORTS_ALLOWED: set[tuple[str, str]] = {("placement", "coverage"), ("resources", "coverage")}
+RULE_IMPORTS_ALLOWED: set[tuple[str, str]] = set()
 
 # The simulator's internals, which rules should reach through a shared model instead.
 SIMULATOR_INTERNALS = ("kueuelint.admission.build", "kueuelint.admission.workloads")
 # Step 2/3: rules that read the simulator's internals today.
-INTERNALS_ALLOWED: set[tuple[str, str]] = {
-    ("kueuelint.checks.builtin.placement", "kueuelint.admission.build"),
-    ("kueuelint.checks.builtin.placement", "kueuelint.admission.workloads"),
-    ("kueuelint.checks.builtin.resources", "kueuelint.admission.build"),
-    ("kueuelint.checks.builtin.resources", "kueuelint.admission.workloads"),
-}
+INTERNALS_ALLOWED: set[tuple[str, str]] = set()
 
 
 @lru_cache(maxsize=None)

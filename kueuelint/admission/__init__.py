@@ -34,6 +34,14 @@ def compiled() -> bool:
     return not scheduler.__file__.endswith(".py")
 
 
+def quota_state(inventory):
+    """The quota state of the run's ClusterQueues, Cohorts and flavors, for rules that ask what
+    a queue could ever hold (unreadable quantities are the schema rules' to report)."""
+    from kueuelint.admission.build import build_state
+
+    return build_state(inventory)[0]
+
+
 class InputError(Exception):
     """Incoming workloads that cannot be simulated; ``errors`` are one-line messages."""
 

@@ -243,7 +243,7 @@ def activation_values(obj: KObject, ctx: RuleContext, needs: set[str],
 def _queues(obj: KObject, queue: str | None, ctx: RuleContext) -> tuple[KObject | None, KObject | None]:
     """The LocalQueue and ClusterQueue behind ``queue``; neither when the run defines one of them
     twice, differently (which one the cluster holds is unknown: say nothing)."""
-    from kueuelint.checks.builtin.coverage import ambiguous
+    from kueuelint.kueue.flavor_candidates import ambiguous
 
     local_queue = ctx.inventory.local_queue_for(obj, queue)
     cluster_queue = ctx.inventory.cluster_queue_of(local_queue)

@@ -18,10 +18,13 @@ def metadata_path(obj) -> tuple:
     return label_homes(obj)[0][:-1]
 
 
-def label_homes(obj) -> list[tuple]:
+def label_homes(obj) -> tuple[tuple, ...]:
     """Label maps Kueue (or the operator that copies them to the job) reads a queue from."""
     spec = SPECS.get(obj.key)
-    return list(spec.label_homes) if spec is not None else [METADATA_LABELS]
+    return spec.label_homes if spec is not None else _METADATA_ONLY
+
+
+_METADATA_ONLY = (METADATA_LABELS,)   # asked for every label of every object: not rebuilt each time
 
 
 def home_label(obj, key: str) -> tuple[object, tuple | None]:

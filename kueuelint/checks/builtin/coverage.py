@@ -6,7 +6,8 @@ unavailable in ClusterQueue``. The derived pod sets already hold the requests th
 counts them (init containers, sidecars, overhead, limits standing in for requests, LimitRange
 defaults, the RayJob submitter, the Ray autoscaler, excluded prefixes and transformations), so
 these rules only compare names (KQ312, on KServe and ephemeral-storage, is written in CEL).
-The helpers at the top are shared with the gang and placement rules.
+Where a workload is queued is resolved once per object by kueuelint.kueue.flavor_candidates,
+which the gang and placement rules share.
 """
 
 from __future__ import annotations
@@ -16,74 +17,14 @@ from dataclasses import dataclass
 from kueuelint.accounting.quantity import format_quantity
 from kueuelint.checks.api import RuleContext, Violation, rule, run_table
 from kueuelint.identify.objects import KObject
-from kueuelint.kueue.facts import Fact, ObjectFact
+from kueuelint.kueue.facts import ObjectFact
+from kueuelint.kueue.flavor_candidates import Target, group_resources, queued_workloads, resource_groups
 
 # Kueue >= 0.16 ignores a zero request for a resource nobody covers (kueue#8079).
 ZERO_REQUESTS_IGNORED_FROM = (0, 16)
-# Objects that are not jobs of their own: compute configs have their own rules (KQ807, KQ855),
-# and Kueue's Workload objects are what a job becomes, not something users write.
-SKIPPED_KINDS = ("anyscale.com/ComputeConfig", "skypilot.co/Task", "kueue.x-k8s.io/Workload")
 
 
 # --- shared helpers -----------------------------------------------------------------------------
-
-@dataclass
-class Target:
-    """Where a workload is queued: its LocalQueue and the ClusterQueue behind it."""
-
-    local_queue: KObject
-    cluster_queue: KObject
-
-    def describe(self) -> str:
-        lq = self.local_queue
-        return f"ClusterQueue {self.cluster_queue.name} (via LocalQueue {lq.namespace}/{lq.name})"
-
-
-def managed_workloads(obj: KObject, ctx: RuleContext):
-    """The derived workloads of ``obj`` that carry a queue name."""
-    if obj.key in SKIPPED_KINDS:
-        return []
-    return [w for w in ctx.workloads(obj) if w.queue_name]
-
-
-def target_of(obj: KObject, workload, inventory) -> Target | None:
-    """The queues behind a workload; None when the run does not show both (other rules report
-    missing queues) or holds different objects of the same name (then which one the cluster
-    has is unknown: a kustomize base and overlay, or unrelated examples checked together)."""
-    local_queue = inventory.local_queue_for(obj, workload.queue_name)
-    cluster_queue = inventory.cluster_queue_of(local_queue)
-    if local_queue is None or cluster_queue is None:
-        return None
-    if ambiguous(inventory, local_queue) or ambiguous(inventory, cluster_queue):
-        return None
-    return Target(local_queue, cluster_queue)
-
-
-def ambiguous(inventory, obj: KObject) -> bool:
-    """True when the run defines ``obj``'s kind/namespace/name more than once, differently."""
-    known = CONFLICTING_DEFINITIONS.of(inventory)
-    if obj.key not in known:
-        specs: dict[tuple, list] = {}
-        for other in inventory.of_kind(obj.key):
-            specs.setdefault((other.namespace, other.name), []).append(other.data.get("spec"))
-        known[obj.key] = {identity for identity, found in specs.items()
-                          if any(spec != found[0] for spec in found[1:])}
-    return (obj.namespace, obj.name) in known[obj.key]
-
-
-# kind -> the (namespace, name) pairs defined more than once with different specs
-CONFLICTING_DEFINITIONS: Fact[dict[str, set]] = Fact("conflicting-definitions", lambda inventory: {})
-
-
-def resource_groups(cluster_queue: KObject) -> list[dict]:
-    groups = cluster_queue.spec.get("resourceGroups")
-    return [g for g in groups if isinstance(g, dict)] if isinstance(groups, list) else []
-
-
-def group_resources(group: dict) -> list[str]:
-    names = group.get("coveredResources")
-    return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
-
 
 def covered_resources(cluster_queue: KObject) -> list[str]:
     return [name for group in resource_groups(cluster_queue) for name in group_resources(group)]
@@ -140,10 +81,8 @@ def _uncovered_requests(obj: KObject, ctx: RuleContext) -> list[Uncovered]:
     found: list[Uncovered] = []
     config = resources_config(ctx.inventory)
     if not config.quota_check_ignores_undeclared:
-        for workload in managed_workloads(obj, ctx):
-            target = target_of(obj, workload, ctx.inventory)
-            if target is not None:
-                found += _uncovered_in(workload, target, ctx)
+        for workload, target in queued_workloads(obj, ctx):
+            found += _uncovered_in(workload, target, ctx)
     return found
 
 

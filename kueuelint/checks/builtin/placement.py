@@ -4,7 +4,8 @@ Kueue chooses a flavor per resource group and then adds the flavor's ``nodeLabel
 ``tolerations`` to the pods. A nodeSelector or required node affinity in the pod template takes
 part in that choice: a flavor is skipped when the selector disagrees with one of the flavor's own
 labels (kueue-scheduler.md §2.2; label keys the flavor does not define are ignored, so an
-unlabeled flavor matches everything). The matching itself is the admission engine's.
+unlabeled flavor matches everything). Which flavors a pod set may get is resolved once per object
+by kueuelint.kueue.flavor_candidates; whether one accepts it is kueuelint.kueue.flavor_matching's.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kueuelint.checks.api import RuleContext, Violation, rule
-from kueuelint.checks.builtin import coverage
 from kueuelint.identify.objects import KObject
 from kueuelint.kueue.facts import ObjectFact
+from kueuelint.kueue.flavor_candidates import FlavorNodes, QueuedPodSet, Target, queued
+from kueuelint.kueue.flavor_matching import matches_node_labels, taint_text, untolerated_taint
 
 REQUIRED = ("requiredDuringSchedulingIgnoredDuringExecution",)
 AFFINITY = ("affinity", "nodeAffinity") + REQUIRED
@@ -42,9 +44,9 @@ class Conflict:
     path: tuple
     field: str                # "nodeSelector" or "required node affinity"
     what: str                 # the selector text, e.g. "pool=small"
-    flavors: list[KObject]
+    flavors: list[FlavorNodes]
     resources: list[str]
-    target: coverage.Target
+    target: Target
 
 
 # --- KQ702: no flavor can ever match ----------------------------------------------------------------
@@ -55,8 +57,8 @@ def conflicts(obj: KObject, ctx: RuleContext) -> list[Conflict]:
 
 def _find_conflicts(obj: KObject, ctx: RuleContext) -> list[Conflict]:
     found, seen = [], set()
-    for pod_set, target in queued_pod_sets(obj, ctx):
-        conflict = _pod_set_conflict(pod_set, target, ctx)
+    for queued_set in queued(obj, ctx):
+        conflict = _pod_set_conflict(queued_set)
         if conflict is not None and conflict.path not in seen:
             seen.add(conflict.path)
             found.append(conflict)
@@ -66,60 +68,22 @@ def _find_conflicts(obj: KObject, ctx: RuleContext) -> list[Conflict]:
 PLACEMENT_CONFLICTS: ObjectFact[list[Conflict]] = ObjectFact("placement-conflicts", _find_conflicts)
 
 
-def queued_pod_sets(obj: KObject, ctx: RuleContext):
-    """(pod set, the queues it is sent to) of every workload of ``obj`` whose queues are known."""
-    for workload in coverage.managed_workloads(obj, ctx):
-        target = coverage.target_of(obj, workload, ctx.inventory)
-        if target is not None:
-            for pod_set in workload.pod_sets:
-                yield pod_set, target
-
-
-def _pod_set_conflict(pod_set, target: coverage.Target, ctx: RuleContext) -> Conflict | None:
-    from kueuelint.admission.workloads import pod_set_spec
-
-    spec = pod_set_spec(pod_set.name, pod_set.count, None, {}, pod_set.template)
-    if not spec.node_selector and not spec.affinity_terms:
+def _pod_set_conflict(queued_set: QueuedPodSet) -> Conflict | None:
+    spec = queued_set.placement
+    if not spec.constrained:
         return None
-    for group in coverage.resource_groups(target.cluster_queue):
-        resources = coverage.group_resources(group)
-        if not _uses_group(pod_set, resources):
+    for group in queued_set.groups:
+        if not group.flavors or any(matches_node_labels(flavor, spec) for flavor in group.flavors):
             continue
-        flavors = _flavor_objects(group, ctx)
-        if not flavors or any(_matches(flavor, spec) for flavor in flavors):
-            continue
-        return _describe(pod_set, spec, flavors, resources, target)
+        return _describe(queued_set.pod_set, spec, group.flavors, group.resources, queued_set.target)
     return None
-
-
-def _uses_group(pod_set, resources: list[str]) -> bool:
-    return "pods" in resources or any(pod_set.requests.get(r, 0) > 0 for r in resources)
-
-
-def _flavor_objects(group: dict, ctx: RuleContext) -> list[KObject] | None:
-    """The group's ResourceFlavors; None when one is not in the run (its labels are unknown)."""
-    flavors = []
-    for entry in group.get("flavors") if isinstance(group.get("flavors"), list) else []:
-        name = entry.get("name") if isinstance(entry, dict) else None
-        found = ctx.inventory.kueue("ResourceFlavor", name) if isinstance(name, str) else None
-        if found is None:
-            return None
-        flavors.append(found)
-    return flavors
-
-
-def _matches(flavor: KObject, spec) -> bool:
-    from kueuelint.admission.build import parse_flavor
-    from kueuelint.admission.matching import matches_node_labels
-
-    return matches_node_labels(parse_flavor(flavor), spec)
 
 
 def _describe(pod_set, spec, flavors, resources, target) -> Conflict:
     from dataclasses import replace
 
     selector_only = replace(spec, affinity_terms=None)
-    if spec.node_selector and not any(_matches(flavor, selector_only) for flavor in flavors):
+    if spec.node_selector and not any(matches_node_labels(flavor, selector_only) for flavor in flavors):
         key = _conflicting_key(spec.node_selector, flavors[0])
         path = pod_set.spec_path + ("nodeSelector",) + ((key,) if key is not None else ())
         shown = {key: spec.node_selector[key]} if key is not None else spec.node_selector
@@ -129,8 +93,8 @@ def _describe(pod_set, spec, flavors, resources, target) -> Conflict:
                     "its nodeSelectorTerms", flavors, resources, target)
 
 
-def _conflicting_key(selector: dict, flavor: KObject):
-    labels = _node_labels(flavor)
+def _conflicting_key(selector: dict, flavor: FlavorNodes):
+    labels = flavor.node_labels
     return next((k for k, v in selector.items() if k in labels and str(labels[k]) != str(v)), None)
 
 
@@ -139,8 +103,8 @@ def _node_labels(flavor: KObject) -> dict:
     return labels if isinstance(labels, dict) else {}
 
 
-def _flavor_text(flavor: KObject) -> str:
-    labels = _node_labels(flavor)
+def _flavor_text(flavor: FlavorNodes) -> str:
+    labels = flavor.node_labels
     shown = ", ".join(f"{k}={v}" for k, v in labels.items()) if labels else "no nodeLabels"
     return f"{flavor.name} ({shown})"
 
@@ -168,9 +132,12 @@ def placement_in_pod_template(obj: KObject, ctx: RuleContext):
     # never use. Without the flavors in the run nothing can be told.
     reported = {c.path[:len(c.pod_set.spec_path) + 1] for c in conflicts(obj, ctx)}
     seen = set()
-    for pod_set, target in queued_pod_sets(obj, ctx):
+    for queued_set in queued(obj, ctx):
+        pod_set, target = queued_set.pod_set, queued_set.target
+        if not queued_set.placement.constrained:
+            continue   # neither field is set (nor usable)
         spec = pod_set.template.get("spec") if isinstance(pod_set.template, dict) else None
-        flavor_keys = _flavor_label_keys(pod_set, target, ctx)
+        flavor_keys = _flavor_label_keys(queued_set)
         for field, relative in FIELDS.items():
             value = _follow(spec, relative)
             path = pod_set.spec_path + relative
@@ -185,16 +152,13 @@ def placement_in_pod_template(obj: KObject, ctx: RuleContext):
                     "target": target.describe()})
 
 
-def _flavor_label_keys(pod_set, target: coverage.Target, ctx: RuleContext) -> set | None:
+def _flavor_label_keys(queued_set: QueuedPodSet) -> set | None:
     """The nodeLabels keys of every flavor the pod set may get; None when a flavor is unknown."""
     keys: set = set()
-    for group in coverage.resource_groups(target.cluster_queue):
-        if not _uses_group(pod_set, coverage.group_resources(group)):
-            continue
-        flavors = _flavor_objects(group, ctx)
-        if flavors is None:
+    for group in queued_set.groups:
+        if group.flavors is None:
             return None
-        keys.update(key for flavor in flavors for key in _node_labels(flavor))
+        keys.update(key for flavor in group.flavors for key in flavor.node_labels)
     return keys
 
 
@@ -225,8 +189,9 @@ def _summary(field: str, value) -> str:
 @rule("KQ704")
 def flavor_taints_not_tolerated(obj: KObject, ctx: RuleContext):
     seen = set()
-    for pod_set, target in queued_pod_sets(obj, ctx):
-        refusal = _untolerated_everywhere(pod_set, target, ctx)
+    for queued_set in queued(obj, ctx):
+        pod_set, target = queued_set.pod_set, queued_set.target
+        refusal = _untolerated_everywhere(queued_set)
         if refusal is None or pod_set.spec_path in seen:
             continue
         seen.add(pod_set.spec_path)
@@ -239,24 +204,17 @@ def flavor_taints_not_tolerated(obj: KObject, ctx: RuleContext):
             "resources": ", ".join(resources), "taints": "; ".join(taints)})
 
 
-def _untolerated_everywhere(pod_set, target: coverage.Target, ctx: RuleContext):
+def _untolerated_everywhere(queued_set: QueuedPodSet):
     """(resources, "taint in flavor" texts) of the first group the pod set needs whose every
     flavor keeps a blocking taint the pod set and the flavor's own tolerations leave untolerated;
     None when some flavor accepts it or a flavor is not in the run."""
-    from kueuelint.admission.build import parse_flavor
-    from kueuelint.admission.matching import taint_text, untolerated_taint
-    from kueuelint.admission.workloads import pod_set_spec
-
-    spec = pod_set_spec(pod_set.name, pod_set.count, None, {}, pod_set.template)
-    for group in coverage.resource_groups(target.cluster_queue):
-        resources = coverage.group_resources(group)
-        flavors = _flavor_objects(group, ctx) if _uses_group(pod_set, resources) else None
-        if not flavors:
-            continue
-        taints = [(flavor.name, untolerated_taint(parse_flavor(flavor), spec)) for flavor in flavors]
+    for group in queued_set.groups:
+        if not group.flavors or not all(flavor.taints for flavor in group.flavors):
+            continue   # a flavor without taints accepts every pod set
+        taints = [(flavor.name, untolerated_taint(flavor, queued_set.placement)) for flavor in group.flavors]
         if all(taint is not None for _, taint in taints):
-            return resources, [f"untolerated taint {taint_text(taint)} in flavor {name}"
-                               for name, taint in taints]
+            return group.resources, [f"untolerated taint {taint_text(taint)} in flavor {name}"
+                                     for name, taint in taints]
     return None
 
 

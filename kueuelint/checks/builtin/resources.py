@@ -12,9 +12,11 @@ from dataclasses import dataclass
 
 from kueuelint.accounting.quantity import format_quantity, pod_value_problem, safe_parse
 from kueuelint.checks.api import RuleContext, Violation, rule
-from kueuelint.checks.builtin import coverage
 from kueuelint.identify.objects import KObject
-from kueuelint.kueue.facts import Fact, ObjectMemo
+from kueuelint.kueue.facts import Fact
+from kueuelint.kueue.flavor_candidates import (
+    SKIPPED_KINDS, flavor_groups, flavors_by_name, queued, queued_workloads, resource_groups)
+from kueuelint.kueue.flavor_matching import matches_node_labels, untolerated_taint
 
 QUANTITY_PROBLEM = "invalid quantity"
 PODS_PROBLEM = "'pods' cannot be requested"
@@ -27,7 +29,7 @@ PODS = "pods"
 
 def _derive_problems(obj: KObject, ctx: RuleContext, prefix: str):
     seen = set()
-    if obj.key in coverage.SKIPPED_KINDS:
+    if obj.key in SKIPPED_KINDS:
         return
     for workload in ctx.workloads(obj):
         for path, message in workload.problems:
@@ -71,7 +73,7 @@ def _negative_quotas(obj: KObject):
 
 
 def _quota_values(obj: KObject):
-    for g, group in enumerate(coverage.resource_groups(obj)):
+    for g, group in enumerate(resource_groups(obj)):
         flavors = group.get("flavors")
         for f, flavor in enumerate(flavors if isinstance(flavors, list) else []):
             resources = flavor.get("resources") if isinstance(flavor, dict) else None
@@ -105,9 +107,9 @@ def _quota_state(ctx: RuleContext):
 
 
 def _build_quota_state(inventory):
-    from kueuelint.admission.build import build_state
+    from kueuelint.admission import quota_state
 
-    return build_state(inventory)[0]
+    return quota_state(inventory)
 
 
 QUOTA_STATE = Fact("quota-state", _build_quota_state)
@@ -153,11 +155,10 @@ def _max_obtainable(ctx: RuleContext, queue: str, flavor: str, resource: str) ->
 @rule("KQ320")
 def gang_exceeds_quota(obj: KObject, ctx: RuleContext):
     seen = set()
-    for workload in coverage.managed_workloads(obj, ctx):
-        target = coverage.target_of(obj, workload, ctx.inventory)
-        if target is None:
-            continue
-        for path, detail in _infeasible(workload, target, ctx):
+    pod_sets = queued(obj, ctx)
+    for workload, target in queued_workloads(obj, ctx):
+        placements = [_placement(q.placement) for q in pod_sets if q.workload is workload]
+        for path, detail in _infeasible(workload, placements, target, ctx):
             if path not in seen:   # LWS groups and per-pod copies share their template
                 seen.add(path)
                 yield Violation(path=path, args={"detail": detail, "target": target.describe()})
@@ -174,11 +175,11 @@ class _Need:
     path_of: dict[str, tuple]
 
 
-def _infeasible(workload, target, ctx: RuleContext) -> list[tuple[tuple, str]]:
+def _infeasible(workload, placements: list, target, ctx: RuleContext) -> list[tuple[tuple, str]]:
     queue = target.cluster_queue.name
     found = []
-    placements = [_placement(ps) for ps in workload.pod_sets]   # the same for every group
-    for resources, flavors in _groups(target.cluster_queue):
+    for group in flavor_groups(target.cluster_queue, ctx.inventory):
+        resources, flavors = group.resources, group.names
         needs = [need for ps, placement in zip(workload.pod_sets, placements)
                  if (need := _need(ps, placement, workload, resources, flavors, ctx)) is not None]
         single = [_pod_set_problem(ctx, queue, need) for need in needs]
@@ -186,23 +187,6 @@ def _infeasible(workload, target, ctx: RuleContext) -> list[tuple[tuple, str]]:
         if len(needs) > 1 and not any(single):
             found += _together_problem(ctx, queue, needs, resources)
     return found
-
-
-def _groups(cluster_queue: KObject) -> list[tuple[list[str], list[str]]]:
-    """(covered resources, flavor names) per resource group, read once per ClusterQueue."""
-    return RESOURCE_GROUPS.of(cluster_queue)
-
-
-def _read_groups(cluster_queue: KObject) -> list[tuple[list[str], list[str]]]:
-    groups = []
-    for group in coverage.resource_groups(cluster_queue):
-        flavors = group.get("flavors") if isinstance(group.get("flavors"), list) else []
-        names = [f["name"] for f in flavors if isinstance(f, dict) and isinstance(f.get("name"), str)]
-        groups.append((coverage.group_resources(group), names))
-    return groups
-
-
-RESOURCE_GROUPS = ObjectMemo("resource-groups", _read_groups)
 
 
 def _need(pod_set, placement, workload, resources, flavors, ctx: RuleContext) -> _Need | None:
@@ -229,20 +213,16 @@ def _allowed_flavors(ctx: RuleContext, flavors: list[str], placement) -> list[st
     return known[key]
 
 
-def _placement(pod_set) -> tuple:
-    """The pod set's nodeSelector, affinity and tolerations as the admission model reads them,
-    and the same as text to compare placements by."""
-    from kueuelint.admission.workloads import pod_set_spec
-
-    spec = pod_set_spec(pod_set.name, pod_set.count, None, {}, pod_set.template)
+def _placement(spec) -> tuple:
+    """The pod set's nodeSelector, affinity and tolerations, and the same as text to compare
+    placements by."""
     return spec, repr((spec.node_selector, spec.affinity_terms, spec.tolerations))
 
 
 def _placeable(ctx: RuleContext, flavor_name: str, spec) -> bool:
     """Would Kueue consider this flavor for the pod set's nodeSelector, affinity and taints?"""
-    from kueuelint.admission.matching import matches_node_labels, untolerated_taint
-
-    flavor = _quota_state(ctx).flavors.get(flavor_name)
+    # the last definition of a name, as in the quota state the bounds come from
+    flavor = flavors_by_name(ctx.inventory, last=True).get(flavor_name)
     if flavor is None:
         return True   # not in the run: assume it fits
     return matches_node_labels(flavor, spec) and untolerated_taint(flavor, spec) is None
