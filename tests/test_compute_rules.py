@@ -29,7 +29,7 @@ def cel_rule(code: str):
 
     def check(obj, ctx):
         engine = get_engine()
-        compiled = CelRule(rule, engine, ctx.options)
+        compiled = CelRule(rule, engine, {**rule.options, **ctx.options})
         values = activation_values(obj, ctx, compiled.needs)
         return compiled.evaluate(engine.activation(values), values)
 
@@ -210,5 +210,7 @@ def test_inline_config_inherits_the_jobs_cloud():
         compute_config:
           head_node: {instance_type: 8CPU-32GB}
         """)
-    found = run(anyscale_rules.queue_label_missing, objects, **{"kueue-clouds": ["k8s-prod"]})
-    assert len(found) == 1 and "k8s-prod" in found[0].args["detail"]
+    found = run(cel_rule("KQ803"), objects, **{"kueue-clouds": ["k8s-prod"]})
+    assert len(found) == 1 and "(k8s-prod)" in found[0].args["detail"]
+    assert found[0].path == ("compute_config",)   # the config has no cloud of its own
+    assert run(cel_rule("KQ803"), objects, **{"kueue-clouds": ["k8s-dev"]}) == []

@@ -72,7 +72,7 @@ def test_export_is_valid_against_the_openapi_schema_and_kueuelint(cli, tmp_path,
     for document in documents:
         if document["kind"] != "ConfigMap":
             assert validator(document) == []
-    assert "KQ702 not exported: written in Python" in proc.stderr
+    assert "KQ702 not exported: it matches selector values" in proc.stderr
     checked = cli("check", str(out))
     assert checked.returncode == 0, checked.stdout
     assert "All checks passed" in checked.stdout
@@ -146,13 +146,13 @@ def test_rules_that_need_other_objects_are_refused_with_the_reason(tmp_path):
     assert refused["KQ953"].startswith("compares type(object...) with map")
     assert refused["KQ951"] == "reads clusterQueue: objects other than the one admitted"
     assert refused["KQ952"].startswith("reads what kueuelint derives for workloads (requests)")
-    assert REFUSED["KQ702"].startswith("written in Python")
+    assert REFUSED["KQ703"].startswith("written in Python")
 
 
-def test_kq701_is_not_exported_because_it_needs_other_objects():
-    assert "KQ701" not in EXPORTABLE
-    assert REFUSED["KQ701"].startswith("written in Python (kueuelint.checks.builtin.placement:")
-    assert "need other objects (queues, flavors" in REFUSED["KQ701"]
+def test_placement_rules_that_need_the_requests_say_why_they_are_not_exported():
+    for code in ("KQ702", "KQ704"):
+        assert "CEL over one object cannot work out" in REFUSED[code], code
+        assert "deny jobs Kueue admits" in REFUSED[code], code
 
 
 def test_cli_usage_errors_exit_2(cli):
@@ -167,13 +167,13 @@ def test_nothing_exportable_exits_1_and_says_why(cli):
     proc = cli("export", "vap", "--select", "KQ702")
     assert proc.returncode == 1
     assert proc.stdout == ""
-    assert "KQ702 not exported: written in Python" in proc.stderr
+    assert "KQ702 not exported: it matches selector values" in proc.stderr
 
 
 def test_list_names_every_selected_rule(cli):
     listing = cli("export", "vap", "--list", "--select", "KQ2,KQ7").stdout.splitlines()
     assert any(line.startswith("KQ201  exported") for line in listing)
-    assert any(line.startswith("KQ701  not exported") and "other objects" in line for line in listing)
+    assert any(line.startswith("KQ701  exported") for line in listing)
     assert any(line.startswith("KQ702  not exported") for line in listing)
     assert len(listing) == sum(1 for code in RULES if code.startswith(("KQ2", "KQ7")))
 
@@ -192,9 +192,12 @@ def api_server_view(obj) -> dict:
 
 
 def linter_and_policy(item, paths: list[Path], rules=RULES):
-    """(object, linter messages, policy messages) for every object the policy matches."""
+    """(object, linter messages, policy messages) for every object the policy matches; the
+    policy is exported again with the facts of this run when it takes some."""
     config = Config(select=(item.rule.meta.code,))
     inputs = pipeline.load_inputs([str(p) for p in paths], config)
+    if item.rule.vap:
+        item = export_rule(item.rule, Config(), ExportSettings(), [scope.inventory for scope in inputs.scopes])
     result = pipeline.check(inputs, config, rules)
     found: dict[tuple, set[str]] = {}
     for finding in result.findings:
@@ -392,3 +395,150 @@ def test_expanded_binds_mean_the_same():
     values = engine.activation({})
     assert engine.compile(source, []).evaluate(values) == 23
     assert engine.compile(celtext.expand_binds(source), []).evaluate(values) == 23
+
+
+# --- KQ701: the queues' flavors as parameters ---------------------------------------------------------
+
+KQ701_FIXTURES = RULES["KQ701"].fixtures_dir
+CONFIGMAP_KEY = r"^[-._a-zA-Z0-9]+$"
+
+
+def exported_with_run(code: str, paths: list[Path]):
+    run = pipeline.load_inputs([str(p) for p in paths], Config())
+    return export_rule(RULES[code], Config(), ExportSettings(), [scope.inventory for scope in run.scopes])
+
+
+def test_kq701_takes_each_queues_flavor_label_keys_as_params():
+    item = exported_with_run("KQ701", [KQ701_FIXTURES / "fail-jobset-selector-on-pool-key.yaml"])
+    policy, binding, configmap = item.objects
+    assert policy["spec"]["paramKind"] == {"apiVersion": "v1", "kind": "ConfigMap"}
+    assert binding["spec"]["paramRef"]["parameterNotFoundAction"] == "Allow"   # no facts: no verdict
+    assert configmap["data"] == {"ml_research.clusterQueue": "research-cq",
+                                 "ml_research.nodeLabelKeys": "cloud.google.com/gke-accelerator"}
+    import re
+    assert all(re.match(CONFIGMAP_KEY, key) for key in configmap["data"])
+    assert item.note == ""
+
+
+def _job(name: str, namespace: str | None, selector: dict, requests: dict) -> dict:
+    metadata = {"name": name, "labels": {"kueue.x-k8s.io/queue-name": "q"}}
+    if namespace:
+        metadata["namespace"] = namespace
+    container = {"name": "c", "image": "i", "resources": {"requests": requests}}
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": metadata,
+            "spec": {"template": {"spec": {"nodeSelector": selector, "containers": [container]}}}}
+
+
+def _queues(namespace: str | None, flavors: list[str]) -> list[dict]:
+    """A LocalQueue q and ClusterQueue cq with a CPU group on flavor plain (no labels) and a GPU
+    group on flavor gpu (pool=gpu); ``flavors`` are the ResourceFlavors that exist."""
+    kueue = "kueue.x-k8s.io/v1beta2"
+    groups = [{"coveredResources": ["cpu"], "flavors": [{"name": "plain", "resources": [
+                  {"name": "cpu", "nominalQuota": 8}]}]},
+              {"coveredResources": ["nvidia.com/gpu"], "flavors": [{"name": "gpu", "resources": [
+                  {"name": "nvidia.com/gpu", "nominalQuota": 8}]}]}]
+    labels = {"plain": {}, "gpu": {"pool": "gpu"}}
+    found = [{"apiVersion": kueue, "kind": "ResourceFlavor", "metadata": {"name": name},
+              "spec": {"nodeLabels": labels[name]}} for name in flavors]
+    lq_meta = {"name": "q", **({"namespace": namespace} if namespace else {})}
+    return found + [{"apiVersion": kueue, "kind": "ClusterQueue", "metadata": {"name": "cq"},
+                     "spec": {"namespaceSelector": {}, "resourceGroups": groups}},
+                    {"apiVersion": kueue, "kind": "LocalQueue", "metadata": lq_meta, "spec": {"clusterQueue": "cq"}}]
+
+
+def test_kq701_policy_says_less_where_the_flavors_depend_on_the_requests(tmp_path):
+    """The linter looks only at the groups a pod set requests from; the policy, which cannot
+    work out requests, at every flavor of the ClusterQueue: it may stay silent where the linter
+    warns, never the other way round."""
+    path = tmp_path / "run.yaml"
+    jobs = [_job("cpu-only", "ns", {"pool": "gpu"}, {"cpu": "1"}),       # key only the GPU group defines
+            _job("gpu", "ns", {"pool": "gpu"}, {"nvidia.com/gpu": "1"}),
+            _job("elsewhere", "ns", {"zone": "a"}, {"cpu": "1"})]        # a key no flavor defines
+    path.write_text(yaml.safe_dump_all(_queues("ns", ["plain", "gpu"]) + jobs))
+    decided = {obj.name: (linted, policy) for obj, linted, policy
+               in linter_and_policy(EXPORTABLE["KQ701"], [path])}
+    assert set(decided) == {"cpu-only", "gpu", "elsewhere"}
+    assert decided["cpu-only"][0] and not decided["cpu-only"][1]
+    assert decided["gpu"] == (set(), set())
+    assert decided["elsewhere"][0] == decided["elsewhere"][1] and len(decided["elsewhere"][1]) == 1
+    assert all(policy <= linted for linted, policy in decided.values())
+
+
+def test_queues_the_run_cannot_tell_about_get_no_params(tmp_path):
+    from kueuelint.export.facts import facts_data
+    from kueuelint.index.inventory import Inventory
+
+    def facts(documents: list[dict]) -> dict:
+        path = tmp_path / "run.yaml"
+        path.write_text(yaml.safe_dump_all(documents))
+        run = pipeline.load_inputs([str(path)], Config())
+        return facts_data(["flavor-node-label-keys"], [run.inventory])
+
+    assert facts(_queues("ns", ["plain", "gpu"])) == {"ns_q.clusterQueue": "cq", "ns_q.nodeLabelKeys": "pool"}
+    assert facts(_queues("ns", ["plain"])) == {}      # flavor gpu unknown
+    assert facts(_queues(None, ["plain", "gpu"])) == {}   # the queue's namespace is not known
+    run = pipeline.load_inputs([], Config())
+    assert facts_data(["flavor-node-label-keys"], [run.inventory, Inventory()]) == {}
+    one = tmp_path / "one.yaml"
+    other = tmp_path / "other.yaml"
+    one.write_text(yaml.safe_dump_all(_queues("ns", ["plain", "gpu"])))
+    flat = _queues("ns", ["plain", "gpu"])
+    flat[1]["spec"]["nodeLabels"] = {"pool": "gpu", "zone": "a"}
+    other.write_text(yaml.safe_dump_all(flat))
+    scopes = [pipeline.load_inputs([str(p)], Config()).inventory for p in (one, other)]
+    assert facts_data(["flavor-node-label-keys"], scopes) == {}   # two clusters disagree on ns/q
+    assert facts_data(["flavor-node-label-keys"], scopes[:1]) != {}
+
+
+def test_a_params_configmap_without_data_judges_nothing():
+    item = exported_with_run("KQ701", [KQ701_FIXTURES / "fail-tolerations-and-affinity.yaml"])
+    run = pipeline.load_inputs([str(KQ701_FIXTURES / "fail-tolerations-and-affinity.yaml")], Config())
+    job = next(obj for obj in run.objects if obj.kind == "Job")
+    configmap = item.objects[2]
+    assert offline.evaluate(item.policy, api_server_view(job), configmap).denied
+    empty = {key: value for key, value in configmap.items() if key != "data"}
+    assert not offline.evaluate(item.policy, api_server_view(job), empty).denied
+
+
+def test_export_kq7_with_the_queues_as_context_writes_valid_policies(cli, tmp_path, validator):
+    out = tmp_path / "policies.yaml"
+    fixture = KQ701_FIXTURES / "fail-jobset-selector-on-pool-key.yaml"
+    proc = cli("export", "vap", "--select", "KQ7", "--context", str(fixture), "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    documents = list(yaml.safe_load_all(out.read_text()))
+    assert [d["kind"] for d in documents] == ["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
+                                              "ConfigMap"]
+    assert all(validator(d) == [] for d in documents[:2])
+    assert documents[2]["data"]["ml_research.clusterQueue"] == "research-cq"
+    for code in ("KQ702", "KQ703", "KQ704"):
+        assert f"{code} not exported" in proc.stderr
+    checked = cli("check", str(out))
+    assert checked.returncode == 0 and "All checks passed" in checked.stdout, checked.stdout
+    bare = cli("export", "vap", "--select", "KQ701", "-o", str(out))
+    assert bare.returncode == 0
+    assert "KQ701: the inputs hold no LocalQueue" in bare.stderr
+    assert list(yaml.safe_load_all(out.read_text()))[2]["data"] == {}
+    assert cli("export", "vap", "--select", "KQ701", "--context", str(tmp_path / "missing")).returncode == 2
+
+
+@pytest.mark.parametrize("vap, problem", [
+    ("vap: {violations: '[]', reason: x}", "vap: unknown key 'reason'"),
+    ("vap: {facts: [flavor-node-label-keys]}", "vap needs either 'violations'"),
+    ("vap: {violations: '[]', not-exportable: x}", "vap needs either 'violations'"),
+    ("vap: {violations: '[]', facts: flavor-node-label-keys}", "'facts' a list of names"),
+])
+def test_a_malformed_vap_form_is_a_rule_file_error(tmp_path, vap, problem):
+    from kueuelint.checks.registry import RuleFileError
+
+    (tmp_path / "KQ954-python-rule.yaml").write_text(
+        f"code: KQ954\nname: python-rule\nkinds: [batch/Job]\nmessage: m\npython: mod:func\n{vap}\n")
+    with pytest.raises(RuleFileError, match=problem):
+        load_rule_dirs([tmp_path])
+
+
+def test_an_unknown_fact_is_not_exported(tmp_path):
+    (tmp_path / "KQ955-python-rule.yaml").write_text(
+        "code: KQ955\nname: python-rule\nkinds: [batch/Job]\nmessage: m\npython: mod:func\n"
+        "vap: {facts: [flavor-labels], violations: \"facts.map(k, k)\"}\n")
+    _, refused = export_rules(load_rule_dirs([tmp_path]), Config(), ExportSettings())
+    assert refused["KQ955"].startswith("reads facts but names unknown 'flavor-labels'")

@@ -45,6 +45,7 @@ class RuleDef:
     options: dict[str, Any] = field(default_factory=dict)   # defaults of the rule's options
     options_schema: dict[str, Any] | None = None             # JSON Schema of the options object
     cel_expanded: dict[str, str] = field(default_factory=dict)  # CEL source -> cel.bind rewritten
+    vap: dict[str, Any] | None = None   # a Python rule's policy form for `export vap`, or why it has none
     _func: Any = None
 
     def applies_to(self, kind_key: str) -> bool:
@@ -215,8 +216,10 @@ def _rule_from_data(data: dict, path: Path) -> RuleDef:
                    problem_kinds=tuple(data.get("problem-kinds") or ()),
                    options=dict(data.get("options") or {}),
                    options_schema=data.get("options-schema"),
-                   cel_expanded=dict(data.get(EXPANDED_KEY) or {}))
+                   cel_expanded=dict(data.get(EXPANDED_KEY) or {}),
+                   vap=data.get("vap"))
     _check_implementation(rule, path)
+    _check_vap(rule, path)
     _check_options_schema(rule, path)
     return rule
 
@@ -228,6 +231,28 @@ def _check_implementation(rule: RuleDef, path: Path) -> None:
         cel = rule.cel
         if not isinstance(cel, dict) or not (cel.get("validations") or cel.get("violations")):
             raise RuleFileError(f"{path}: a cel rule needs 'cel.validations' or 'cel.violations'")
+
+
+VAP_KEYS = {"facts", "match", "violations", "not-exportable"}
+
+
+def _check_vap(rule: RuleDef, path: Path) -> None:
+    """``vap:`` gives a Python rule that reads other objects a CEL form for the API server, fed
+    with facts of the run (``facts``, ``violations``), or says why it has none
+    (``not-exportable``)."""
+    vap = rule.vap
+    if vap is None:
+        return
+    if not isinstance(vap, dict) or rule.implementation != "python":
+        raise RuleFileError(f"{path}: 'vap' must be a mapping, in a python rule")
+    unknown = sorted(set(vap) - VAP_KEYS)
+    if unknown:
+        raise RuleFileError(f"{path}: vap: unknown key {unknown[0]!r} (known: {', '.join(sorted(VAP_KEYS))})")
+    if ("violations" in vap) == ("not-exportable" in vap):
+        raise RuleFileError(f"{path}: vap needs either 'violations' (CEL) or 'not-exportable' (the reason)")
+    if not all(isinstance(vap.get(key, ""), str) for key in ("match", "violations", "not-exportable")) \
+            or not (isinstance(vap.get("facts", []), list) and all(isinstance(f, str) for f in vap.get("facts", []))):
+        raise RuleFileError(f"{path}: vap: 'violations', 'match' and 'not-exportable' are text, 'facts' a list of names")
 
 
 def _check_options_schema(rule: RuleDef, path: Path) -> None:

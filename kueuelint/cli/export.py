@@ -2,8 +2,10 @@
 
 Each selected CEL rule that needs no object but the one admitted becomes a
 ValidatingAdmissionPolicy and its binding (admissionregistration.k8s.io/v1), plus a ConfigMap
-with its options; the API server then enforces the rule. Rules that cannot run there are
-listed on standard error with the reason (--list prints every selected rule).
+with its options; the API server then enforces the rule. A rule about other objects (KQ701:
+the flavors behind a job's queue) takes what the context (--context, and the configuration's)
+shows of them as parameters in that ConfigMap. Rules that cannot run there are listed on standard error
+with the reason (--list prints every selected rule).
 """
 
 from __future__ import annotations
@@ -16,10 +18,14 @@ from kueuelint.cli.common import add_config_arguments, load_cli_config, load_cli
 from kueuelint.cli.output import write_text
 
 ACTION_CHOICES = ("Deny", "Warn", "Audit")
+TARGETS = ("vap",)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("target", choices=("vap",), help="what to write: vap (ValidatingAdmissionPolicy)")
+    parser.add_argument("target", choices=TARGETS, help="what to write: vap (ValidatingAdmissionPolicy)")
+    parser.add_argument("--context", action="append", default=[], metavar="PATH",
+                        help="manifests holding the LocalQueues, ClusterQueues and ResourceFlavors that rules "
+                             "about other objects (KQ701) are exported with (also: context in the configuration)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write the objects here (default: stdout)")
     parser.add_argument("--select", metavar="CODES", help="codes or prefixes to export (e.g. KQ7,KQ201)")
     parser.add_argument("--ignore", metavar="CODES", help="codes or prefixes to leave out")
@@ -43,17 +49,38 @@ def run(args: argparse.Namespace) -> int:
     _check_selection(config, rules)
     settings = ExportSettings(audit=args.audit, actions=parse_actions(args.action),
                               params_namespace=args.params_namespace)
-    exported, refused = export_rules(rules, config, settings)
+    exported, refused = export_rules(rules, config, settings, _inventories(args.context, config))
     if args.list:
         _print_list(exported, refused, sys.stdout)
         return EXIT_OK
     for code, reason in refused.items():
         print(f"kueuelint: {code} not exported: {reason}", file=sys.stderr)
+    for item in exported:
+        if item.note:
+            print(f"kueuelint: {item.rule.meta.code}: {item.note}", file=sys.stderr)
     if not exported:
         print("kueuelint: no selected rule can be exported", file=sys.stderr)
         return EXIT_FINDINGS
     write_text(render(exported), args.output)
     return EXIT_OK
+
+
+def _inventories(context: list[str], config) -> list:
+    """One inventory per scope of what the context (``--context`` and the configuration's)
+    holds; its problems are printed, one a line, and the export goes on."""
+    from kueuelint import pipeline
+    from kueuelint.config import ConfigError, check_input_paths
+
+    try:
+        check_input_paths(config, tuple(context))
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    if not context and not config.context and not config.scopes:
+        return []
+    run = pipeline.load_inputs([], config, extra_context=tuple(context))
+    for line in run.problem_lines():
+        print(f"kueuelint: {line}", file=sys.stderr)
+    return [scope.inventory for scope in run.scopes]
 
 
 def _check_selection(config, rules) -> None:

@@ -4,6 +4,9 @@ A rule can be enforced by the API server when it reads only the object being adm
 ``params`` (its options), ``kueueVersion`` (a constant here), and ``workloads`` for the kinds
 whose pod templates CEL reaches (``kinds.POD_SETS``).  Rules reading the LocalQueue, ClusterQueue
 or Kueue Configuration, Python rules, and rules over derived requests are listed with the reason.
+A Python rule that reads other objects may give a CEL form of itself (``vap:`` in its rule file)
+over ``facts``: what the run knows of those objects (``kueuelint.export.facts``), written into
+the params ConfigMap and read back as its ``data``.
 
 Mapping, and why:
 
@@ -38,7 +41,7 @@ API_VERSION = "admissionregistration.k8s.io/v1"
 MANAGED_BY = {"app.kubernetes.io/managed-by": "kueuelint"}
 ACTIONS = ("Deny", "Warn", "Audit")
 DEFAULT_ACTIONS = {Severity.ERROR: ["Deny"], Severity.WARNING: ["Warn"], Severity.INFO: ["Audit"]}
-RULE_INPUTS = {"object", "workloads", "params", "kueueVersion"}
+RULE_INPUTS = {"object", "workloads", "params", "kueueVersion", "facts", "request"}
 OTHER_OBJECTS = ("localQueue", "clusterQueue", "kueueConfig")
 # what kueuelint derives for a workload that CEL in the API server cannot work out
 DERIVED_FIELDS = ("requests", "count", "minCount", "priorityClass", "queueNamePath")
@@ -60,6 +63,7 @@ class Exported:
     kinds: list[str]
     objects: list[dict]                      # policy, binding and (with options) params
     left_out: dict[str, str] = field(default_factory=dict)   # kind -> why it is not matched
+    note: str = ""                           # what the user should know about this export
 
     @property
     def policy(self) -> dict:
@@ -77,25 +81,34 @@ class ExportSettings:
     params_namespace: str = "kube-system"
 
 
-def export_rules(rules: dict[str, RuleDef], config: Config, settings: ExportSettings
-                 ) -> tuple[list[Exported], dict[str, str]]:
-    """The selected rules as policies, and the selected rules that cannot be, with the reason."""
+def export_rules(rules: dict[str, RuleDef], config: Config, settings: ExportSettings,
+                 inventories: list | None = None) -> tuple[list[Exported], dict[str, str]]:
+    """The selected rules as policies, and the selected rules that cannot be, with the reason.
+    ``inventories`` (one per scope of the run) give the facts rules about other objects need."""
     exported, refused = [], {}
     for code, rule in rules.items():
         if not config.is_selected(code):
             continue
         try:
-            exported.append(export_rule(rule, config, settings))
+            exported.append(export_rule(rule, config, settings, inventories))
         except (NotExportable, celtext.CelTextError) as exc:
             refused[code] = str(exc)
     return exported, refused
 
 
-def export_rule(rule: RuleDef, config: Config, settings: ExportSettings) -> Exported:
+def export_rule(rule: RuleDef, config: Config, settings: ExportSettings,
+                inventories: list | None = None) -> Exported:
     sources = _sources(rule)
     inputs = _inputs(sources)
     matched, left_out = _matched_kinds(rule, "workloads" in inputs)
     params = _params(rule, config) if "params" in inputs else None
+    note = ""
+    if "facts" in inputs:
+        facts = _facts(rule, inventories or [])
+        params = {**(params or {}), **facts}
+        if not facts:
+            note = ("the inputs hold no LocalQueue whose ClusterQueue and ResourceFlavors are all "
+                    "there, so the policy judges nothing: give the paths that hold them")
     name = policy_name(rule)
     severities = finding_severities(rule, config)
     objects = []
@@ -106,13 +119,13 @@ def export_rule(rule: RuleDef, config: Config, settings: ExportSettings) -> Expo
         actions = validation_actions(rule, settings, severity)
         spec = {"failurePolicy": "Fail" if "Deny" in actions else "Ignore", **spec}
         objects += _policy_and_binding(rule, own_name, spec, actions, name if params is not None else None,
-                                       settings)
+                                       settings, missing_params="Deny" if "params" in inputs else "Allow")
     if params is not None:
         objects.append({"apiVersion": "v1", "kind": "ConfigMap",
                         "metadata": {"name": name, "namespace": settings.params_namespace,
                                      "labels": dict(MANAGED_BY)},
                         "data": params})
-    return Exported(rule, matched, objects, left_out)
+    return Exported(rule, matched, objects, left_out, note)
 
 
 def finding_severities(rule: RuleDef, config: Config) -> list[Severity]:
@@ -122,7 +135,7 @@ def finding_severities(rule: RuleDef, config: Config) -> list[Severity]:
     if rule.meta.code in config.severity:
         return [config.severity[rule.meta.code]]
     found = [rule.meta.severity]
-    for literal in _SEVERITY_LITERAL.findall((rule.cel or {}).get("violations") or ""):
+    for literal in _SEVERITY_LITERAL.findall(program(rule).get("violations") or ""):
         severity = Severity.parse(literal)
         if severity not in found:
             found.append(severity)
@@ -143,12 +156,12 @@ def _policy_spec(rule: RuleDef, config: Config, matched: list[str], inputs: set[
 
 
 def _policy_and_binding(rule: RuleDef, name: str, spec: dict, actions: list[str], params_name: str | None,
-                        settings: ExportSettings) -> list[dict]:
+                        settings: ExportSettings, missing_params: str) -> list[dict]:
     metadata = {"name": name, "labels": dict(MANAGED_BY), "annotations": {"kueuelint.io/rule": rule.meta.code}}
     binding_spec: dict[str, Any] = {"policyName": name, "validationActions": actions}
     if params_name is not None:
         binding_spec["paramRef"] = {"name": params_name, "namespace": settings.params_namespace,
-                                    "parameterNotFoundAction": "Deny"}
+                                    "parameterNotFoundAction": missing_params}
     return [{"apiVersion": API_VERSION, "kind": "ValidatingAdmissionPolicy", "metadata": metadata, "spec": spec},
             {"apiVersion": API_VERSION, "kind": "ValidatingAdmissionPolicyBinding",
              "metadata": {"name": name, "labels": dict(MANAGED_BY)}, "spec": binding_spec}]
@@ -169,18 +182,38 @@ def validation_actions(rule: RuleDef, settings: ExportSettings, severity: Severi
 
 # --- what the rule reads ---------------------------------------------------------------------------
 
+def program(rule: RuleDef) -> dict:
+    """The CEL the policy is made of: a CEL rule's own, or a Python rule's ``vap:`` form."""
+    return (rule.cel if rule.implementation == "cel" else rule.vap) or {}
+
+
 def _sources(rule: RuleDef) -> list[str]:
-    if rule.implementation == "python":
+    if rule.implementation == "python" and rule.vap is not None and "not-exportable" in rule.vap:
+        raise NotExportable(" ".join(rule.vap["not-exportable"].split()))
+    if rule.implementation == "python" and rule.vap is None:
         raise NotExportable(f"written in Python ({rule.python}): the API server runs only CEL over "
                             "the object it admits, and a Python rule may need other objects "
                             "(queues, flavors, the Kueue configuration)")
-    if rule.implementation != "cel":
+    if rule.implementation not in ("cel", "python"):
         raise NotExportable("reports what reading the files found, not a property of an object")
-    spec = rule.cel or {}
+    spec = program(rule)
     found = [spec.get("match") or "", spec.get("violations") or ""]
     for validation in spec.get("validations") or ():
         found += [validation.get("expression", ""), validation.get("messageExpression", "")]
     return [source for source in found if source]
+
+
+def _facts(rule: RuleDef, inventories: list) -> dict[str, str]:
+    from kueuelint.export.facts import FACTS, facts_data
+
+    if rule.vap is None:
+        raise NotExportable("reads facts, which only the vap: form of a Python rule is given")
+    names = list(rule.vap.get("facts") or ())
+    unknown = sorted(set(names) - set(FACTS))
+    if unknown or not names:
+        raise NotExportable(f"reads facts but names {'unknown ' + repr(unknown[0]) if unknown else 'none'} "
+                            f"in vap.facts (known: {', '.join(sorted(FACTS))})")
+    return facts_data(names, inventories)
 
 
 def _inputs(sources: list[str]) -> set[str]:
@@ -272,7 +305,9 @@ def params_expression(rule: RuleDef) -> str:
 
 # --- variables and validations ---------------------------------------------------------------------
 
-_RENAMED = {name: f"variables.{name}" for name in ("workloads", "params", "kueueVersion")}
+_RENAMED = {name: f"variables.{name}" for name in ("workloads", "params", "kueueVersion", "facts")}
+# A ConfigMap written with no entries comes back without ``data``.
+FACTS_EXPRESSION = "has(params.data) ? params.data : {}"
 
 
 def _in_cluster(source: str) -> str:
@@ -290,7 +325,9 @@ def _variables(rule: RuleDef, matched: list[str], inputs: set[str], params, conf
     if "workloads" in inputs:
         variables.append({"name": "kindKey", "expression": KIND_KEY})
         variables.append({"name": "workloads", "expression": _workloads_by_kind(matched)})
-    spec = rule.cel or {}
+    if "facts" in inputs:
+        variables.append({"name": "facts", "expression": FACTS_EXPRESSION})
+    spec = program(rule)
     if spec.get("violations"):
         found = _in_cluster(spec["violations"])
         if spec.get("match"):
@@ -316,7 +353,7 @@ KIND_KEY = "(request.kind.group == '' ? '' : request.kind.group + '/') + request
 
 
 def _validations(rule: RuleDef) -> list[dict]:
-    spec = rule.cel or {}
+    spec = program(rule)
     found = []
     match = _in_cluster(spec["match"]) if spec.get("match") else None
     for validation in spec.get("validations") or ():

@@ -108,18 +108,6 @@ def _tag_paths(node, path: tuple) -> list[tuple]:
     return list(dict.fromkeys(found))
 
 
-@rule("KQ803")
-def queue_label_missing(obj: KObject, ctx: RuleContext):
-    if any(group.queue for group in _groups(obj)) or not uses_kueue(obj, ctx):
-        return
-    root, prefix = _root(obj)
-    path = prefix + ("cloud",) if "cloud" in root else prefix
-    yield Violation(path=path, args={"detail": (
-        f"the config targets a Kueue-managed cloud ({_cloud(obj) or 'by configuration'}) but "
-        "no node group sets the kueue.x-k8s.io/queue-name label; add it under "
-        "advanced_instance_config.metadata.labels at the top level")})
-
-
 @rule("KQ804")
 def label_values_strings(obj: KObject, ctx: RuleContext):
     seen = set()

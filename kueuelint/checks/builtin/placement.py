@@ -171,6 +171,12 @@ def _selector_keys(field: str, value) -> set:
         if isinstance(terms, list) else set()
 
 
+def _value_text(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value) if isinstance(value, (str, int, float)) else "?"
+
+
 def _follow(node, path: tuple):
     for part in path:
         node = node.get(part) if isinstance(node, dict) else None
@@ -178,8 +184,9 @@ def _follow(node, path: tuple):
 
 
 def _summary(field: str, value) -> str:
+    # sorted, and values shown as the rule's CEL form (exported by `export vap`) shows them
     if field == "nodeSelector" and isinstance(value, dict):
-        return ", ".join(f"{k}={v}" for k, v in value.items())
+        return ", ".join(f"{k}={_value_text(value[k])}" for k in sorted(k for k in value if isinstance(k, str)))
     keys = sorted(_selector_keys(field, value))
     return "on " + ", ".join(keys) if keys else "set"
 
