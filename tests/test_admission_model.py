@@ -125,3 +125,35 @@ def test_the_admission_reports_only_format(module):
     imported = {node.module for node in ast.walk(tree)
                 if isinstance(node, ast.ImportFrom) and id(node) not in typing_only and node.module}
     assert {name for name in imported if name.startswith("kueuelint.admission")} <= {"kueuelint.admission.model"}
+
+
+def _two_queue_tree():
+    from kueuelint.accounting.quota import QuotaTree, ResourceQuota
+
+    tree = QuotaTree()
+    for name in ("a", "b"):
+        tree.add_cluster_queue(name, "cohort", {("default", "cpu"): ResourceQuota(4000)})
+    tree.finalize()
+    tree.add_usage("a", {("default", "cpu"): 3000})
+    return tree
+
+
+def _usages(tree) -> list:
+    """Every node's usage (a flavor/resource used up and given back reads as unused)."""
+    return [{fr: amount for fr, amount in node.usage.items() if amount}
+            for node in list(tree.queues.values()) + list(tree.cohorts.values())]
+
+
+def test_a_ledger_restores_the_usage_it_changed():
+    from kueuelint.admission.state import UsageLedger
+
+    tree = _two_queue_tree()
+    before = _usages(tree)
+    ledger = UsageLedger(tree)
+    ledger.remove("a", {("default", "cpu"): 3000})
+    ledger.add("b", {("default", "cpu"): 5000})      # borrows from a's freed quota
+    ledger.remove("b", {("default", "cpu"): 1000})
+    assert tree.usage("b", ("default", "cpu")) == 4000 and tree.borrowed("b", ("default", "cpu")) == 0
+    assert _usages(tree) != before
+    ledger.restore()
+    assert _usages(tree) == before and ledger.changes == []

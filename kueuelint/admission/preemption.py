@@ -152,11 +152,11 @@ def _simulate(state: State, cq: ClusterQueue, preemptor: Pending, fr: FR, value:
     if not targets:
         # Kueue's SimulatePreemption: without candidates, the borrowing the request needs as is
         return NO_CANDIDATES, state.tree.borrowing_level(cq.name, fr, value)[0]
+    evicted = state.ledger()
     for target in targets:
-        state.charge(target.workload.cluster_queue, target.workload.usage, -1)
+        evicted.remove(target.workload.cluster_queue, target.workload.usage)
     level, _ = state.tree.borrowing_level(cq.name, fr, value)
-    for target in targets:
-        state.charge(target.workload.cluster_queue, target.workload.usage, 1)
+    evicted.restore()
     same = any(t.workload.cluster_queue == cq.name for t in targets)
     return (PREEMPT if same else RECLAIM), level
 
