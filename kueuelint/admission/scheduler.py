@@ -8,7 +8,7 @@ from typing import Callable
 from kueuelint.accounting.quota import FR
 from kueuelint.admission.flavors import Assignment, FlavorAssigner
 from kueuelint.admission.model import (ADMITTED, FIT, NO_FIT, PENDING, PREEMPTING, PREEMPTION_REASONS, Admitted,
-                                       ClusterQueue, Pending, sent_fields)
+                                       ClusterQueue, Pending, constructor_args)
 from kueuelint.admission.preemption import Target, find_targets, oracle
 from kueuelint.admission.queues import WorkloadQueue
 from kueuelint.index.selectors import selects_namespace
@@ -41,10 +41,10 @@ class Outcome:
     def __reduce__(self) -> tuple:
         # Pickled as the constructor's arguments, which unpickle faster than a state dict
         # (a child sends back one per workload of its trees; see Admitted.__reduce__).
-        return Outcome, tuple([getattr(self, name) for name in _OUTCOME_SENT])
+        return Outcome, _outcome_args(self)
 
 
-_OUTCOME_SENT = sent_fields(Outcome)
+_outcome_args = constructor_args(Outcome)
 
 
 @dataclass
