@@ -60,9 +60,11 @@ class Mode(IntEnum):
     FIT = 4
 
 
-# Bound as module globals: the flavor assigner reads them for every resource of every head,
-# and a global costs less than an attribute of the class.
-NO_FIT, NO_CANDIDATES, PREEMPT, RECLAIM, FIT = Mode.NO_FIT, Mode.NO_CANDIDATES, Mode.PREEMPT, Mode.RECLAIM, Mode.FIT
+# The flavor assigner compares modes for every resource of every head: it reads them from
+# module globals, as plain ints. CPython's fast paths for comparing ints take exact ints only,
+# and Mode members there cost the simulation 1.9% more instructions (callgrind, bench scale 0.05).
+NO_FIT, NO_CANDIDATES, PREEMPT, RECLAIM, FIT = (int(Mode.NO_FIT), int(Mode.NO_CANDIDATES), int(Mode.PREEMPT),
+                                               int(Mode.RECLAIM), int(Mode.FIT))
 
 
 class Decision(StrEnum):
