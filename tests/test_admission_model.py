@@ -7,8 +7,9 @@ import ast
 import os
 import pickle
 import re
-from pathlib import Path
+import sys
 from dataclasses import dataclass, fields, is_dataclass
+from pathlib import Path
 
 import pytest
 
@@ -39,8 +40,20 @@ def _sample(annotation: str, name: str, number: int, depth: int):
     return makers[head]()
 
 
+def _annotations(cls) -> dict[str, str]:
+    """A record's field annotations as its source writes them (the compiled build keeps only
+    erased types, ``type`` for a union)."""
+    module = sys.modules[cls.__module__]
+    source = Path(module.__file__).with_name(cls.__module__.rsplit(".", 1)[-1] + ".py")
+    tree = ast.parse(source.read_text())
+    node = next(n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == cls.__name__)
+    return {s.target.id: ast.unparse(s.annotation) for s in node.body
+            if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)}
+
+
 def _record(cls, depth: int = 0):
-    values = {f.name: _sample(f.type, f.name, number + 10 * depth, depth)
+    annotations = _annotations(cls)
+    values = {f.name: _sample(annotations[f.name], f.name, number + 10 * depth, depth)
               for number, f in enumerate(fields(cls)) if f.init and f.name not in KEPT_HOME.get(cls, ())}
     return cls(**values)
 
