@@ -7,8 +7,9 @@ import ast
 import os
 import pickle
 import re
-from pathlib import Path
+import sys
 from dataclasses import dataclass, fields, is_dataclass
+from pathlib import Path
 
 import pytest
 
@@ -39,8 +40,20 @@ def _sample(annotation: str, name: str, number: int, depth: int):
     return makers[head]()
 
 
+def _annotations(cls) -> dict[str, str]:
+    """A record's field annotations as its source writes them (the compiled build keeps only
+    erased types, ``type`` for a union)."""
+    module = sys.modules[cls.__module__]
+    source = Path(module.__file__).with_name(cls.__module__.rsplit(".", 1)[-1] + ".py")
+    tree = ast.parse(source.read_text())
+    node = next(n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == cls.__name__)
+    return {s.target.id: ast.unparse(s.annotation) for s in node.body
+            if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)}
+
+
 def _record(cls, depth: int = 0):
-    values = {f.name: _sample(f.type, f.name, number + 10 * depth, depth)
+    annotations = _annotations(cls)
+    values = {f.name: _sample(annotations[f.name], f.name, number + 10 * depth, depth)
               for number, f in enumerate(fields(cls)) if f.init and f.name not in KEPT_HOME.get(cls, ())}
     return cls(**values)
 
@@ -125,3 +138,35 @@ def test_the_admission_reports_only_format(module):
     imported = {node.module for node in ast.walk(tree)
                 if isinstance(node, ast.ImportFrom) and id(node) not in typing_only and node.module}
     assert {name for name in imported if name.startswith("kueuelint.admission")} <= {"kueuelint.admission.model"}
+
+
+def _two_queue_tree():
+    from kueuelint.accounting.quota import QuotaTree, ResourceQuota
+
+    tree = QuotaTree()
+    for name in ("a", "b"):
+        tree.add_cluster_queue(name, "cohort", {("default", "cpu"): ResourceQuota(4000)})
+    tree.finalize()
+    tree.add_usage("a", {("default", "cpu"): 3000})
+    return tree
+
+
+def _usages(tree) -> list:
+    """Every node's usage (a flavor/resource used up and given back reads as unused)."""
+    return [{fr: amount for fr, amount in node.usage.items() if amount}
+            for node in list(tree.queues.values()) + list(tree.cohorts.values())]
+
+
+def test_a_ledger_restores_the_usage_it_changed():
+    from kueuelint.admission.state import UsageLedger
+
+    tree = _two_queue_tree()
+    before = _usages(tree)
+    ledger = UsageLedger(tree)
+    ledger.remove("a", {("default", "cpu"): 3000})
+    ledger.add("b", {("default", "cpu"): 5000})      # borrows from a's freed quota
+    ledger.remove("b", {("default", "cpu"): 1000})
+    assert tree.usage("b", ("default", "cpu")) == 4000 and tree.borrowed("b", ("default", "cpu")) == 0
+    assert _usages(tree) != before
+    ledger.restore()
+    assert _usages(tree) == before and ledger.changes == []

@@ -10,8 +10,8 @@ from kueuelint.admission.flavors import Assignment, FlavorAssigner
 from kueuelint.admission.model import ADMITTED, FIT, INADMISSIBLE, PENDING, PREEMPTING, Pending
 from kueuelint.admission.preemption import Target
 from kueuelint.admission.run import Result
-from kueuelint.admission.tas import NO_NODES
 from kueuelint.admission.scheduler import Outcome
+from kueuelint.admission.tas import NO_NODES
 
 NOT_EVALUATED = "not evaluated within the simulated cycles"
 
@@ -27,7 +27,7 @@ class Hints:
 @dataclass
 class Explanation:
     workload: Pending
-    result: str
+    result: str                            # a model.Decision
     reason: str
     message: str
     cycle: int | None = None               # the cycle that decided; None: never evaluated

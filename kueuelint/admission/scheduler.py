@@ -8,11 +8,11 @@ from typing import Callable
 from kueuelint.accounting.quota import FR
 from kueuelint.admission.flavors import Assignment, FlavorAssigner
 from kueuelint.admission.model import (ADMITTED, FIT, NO_FIT, PENDING, PREEMPTING, PREEMPTION_REASONS, Admitted,
-                                       ClusterQueue, Pending, sent_fields)
+                                       ClusterQueue, Pending, constructor_args)
 from kueuelint.admission.preemption import Target, find_targets, oracle
 from kueuelint.admission.queues import WorkloadQueue
 from kueuelint.index.selectors import selects_namespace
-from kueuelint.admission.state import State
+from kueuelint.admission.state import State, UsageLedger
 from kueuelint.admission.whatif import available_after
 
 # A victim may win its quota back and be preempted again; after this many round trips the
@@ -41,10 +41,10 @@ class Outcome:
     def __reduce__(self) -> tuple:
         # Pickled as the constructor's arguments, which unpickle faster than a state dict
         # (a child sends back one per workload of its trees; see Admitted.__reduce__).
-        return Outcome, tuple([getattr(self, name) for name in _OUTCOME_SENT])
+        return Outcome, _outcome_args(self)
 
 
-_OUTCOME_SENT = sent_fields(Outcome)
+_outcome_args = constructor_args(Outcome)
 
 
 @dataclass
@@ -136,7 +136,7 @@ class Simulator:
         finally:
             self.state.frozen = False
         entries.sort(key=self._rank)
-        run = _Cycle()
+        run = _Cycle(self.state.ledger())
         processed: dict[int, int] = {}      # root id -> entries of that tree processed so far
         while entries:
             entry = entries.pop(0) if not self.state.fair_sharing else self._fair_next(entries)
@@ -145,8 +145,7 @@ class Simulator:
             run.rank = self._fair_rank(entry, processed[root]) if self.state.fair_sharing else self._rank(entry)
             run.root = root
             self._process(entry, run)
-        for fr_queue, usage in run.reserved:
-            self.state.charge(fr_queue, usage, -1)
+        run.reserved.restore()
         if self.state.topology is not None:
             self.state.topology.end_cycle()
         self._release_victims(run)
@@ -313,8 +312,7 @@ class Simulator:
         self._record(wl, outcome)
         if assignment.mode != NO_FIT and cq.preemption.reclaim != "Any":
             reserved = self._reservation(cq, assignment)
-            self.state.charge(cq.name, reserved)
-            run.reserved.append((cq.name, reserved))
+            run.reserved.add(cq.name, reserved)
             if self.state.topology is not None:
                 self.state.topology.reserve_for_cycle(self.state.topology.usage_of(wl, assignment))
         self._keep_scan(wl, assignment)
@@ -354,8 +352,7 @@ class Simulator:
             self._skipped(wl, assignment, NO_LONGER_FITS, run)
             return
         wl.scan = None      # Kueue's markPreemptionOutcome: the next scan starts over
-        self.state.charge(cq.name, assignment.usage)
-        run.reserved.append((cq.name, assignment.usage))
+        run.reserved.add(cq.name, assignment.usage)
         if self.state.topology is not None:
             self.state.topology.reserve_for_cycle(self.state.topology.usage_of(wl, assignment))
         run.add_targets(entry.targets, run.rank)
@@ -468,13 +465,13 @@ def _add_freed(freed: dict[FR, dict[str, int]], targets: list[Target]) -> None:
 class _Cycle:
     """Book-keeping for one cycle: victims chosen so far and temporary usage to undo."""
 
-    def __init__(self) -> None:
+    def __init__(self, reserved: UsageLedger) -> None:
         self.targets: list[Target] = []
         self.target_ranks: list[tuple] = []     # the rank of the entry that chose each target
         self.victim_keys: set[str] = set()
         # flavor/resource -> queue -> usage of the victims so far, counted as free by later entries
         self.freed: dict[FR, dict[str, int]] = {}
-        self.reserved: list[tuple[str, dict]] = []
+        self.reserved = reserved           # quota the cycle's heads hold until it ends
         self.changed_roots: set[int] = set()     # trees (root ids) where something changed
         self.scanning_roots: set[int] = set()    # trees with a head that resumes its scan
         self.rank: tuple = ()                   # of the entry being processed

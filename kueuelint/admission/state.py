@@ -13,6 +13,31 @@ from kueuelint.admission.memo import UsageMemo
 from kueuelint.admission.model import Admitted, ClusterQueue, Flavor
 
 
+class UsageLedger:
+    """Usage added or removed for a while without a holder: the quota one cycle's heads reserve,
+    the victims a preemption search takes away to see what fits. Kueue does the same on its
+    cycle's snapshot (``AddUsage``, ``RemoveWorkload`` / ``AddWorkload``, then restoring it);
+    the ledger remembers each change so that ``restore`` undoes them all, newest first."""
+
+    def __init__(self, tree: QuotaTree) -> None:
+        self.tree = tree
+        self.changes: list[tuple[str, dict[FR, int], int]] = []
+
+    def add(self, queue: str, usage: dict[FR, int]) -> None:
+        self.tree.add_usage(queue, usage, 1)
+        self.changes.append((queue, usage, -1))
+
+    def remove(self, queue: str, usage: dict[FR, int]) -> None:
+        self.tree.add_usage(queue, usage, -1)
+        self.changes.append((queue, usage, 1))
+
+    def restore(self) -> None:
+        changes, tree = self.changes, self.tree
+        while changes:
+            queue, usage, sign = changes.pop()
+            tree.add_usage(queue, usage, sign)
+
+
 @dataclass
 class State:
     tree: QuotaTree
@@ -241,6 +266,10 @@ class State:
     def charge(self, queue: str, usage: dict, sign: int = 1) -> None:
         """Change usage without recording a holder (trial removals, reservations)."""
         self.tree.add_usage(queue, usage, sign)
+
+    def ledger(self) -> UsageLedger:
+        """Temporary usage changes, undone together by the ledger's ``restore``."""
+        return UsageLedger(self.tree)
 
     def adopt_holders(self, queues: list[str], removed: list[tuple[str, str]], added: list[Admitted]) -> None:
         """Take the holders another process reached for ``queues`` (whose tree usage the caller
