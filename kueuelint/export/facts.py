@@ -43,7 +43,7 @@ def flavor_node_label_keys(inventory) -> dict[str, str]:
 
 
 def _ambiguous(inventory, *objects) -> bool:
-    from kueuelint.checks.builtin.coverage import ambiguous
+    from kueuelint.kueue.flavor_candidates import ambiguous
 
     return any(ambiguous(inventory, obj) for obj in objects)
 
@@ -51,10 +51,10 @@ def _ambiguous(inventory, *objects) -> bool:
 def _flavor_label_keys(cluster_queue, inventory) -> set[str] | None:
     """Every flavor's nodeLabels keys over all resource groups; None when a flavor is not in the
     run or a key cannot be written one a line."""
-    from kueuelint.checks.builtin import coverage
+    from kueuelint.kueue.flavor_candidates import resource_groups
 
     keys: set[str] = set()
-    for group in coverage.resource_groups(cluster_queue):
+    for group in resource_groups(cluster_queue):
         entries = group.get("flavors") if isinstance(group.get("flavors"), list) else []
         for entry in entries:
             name = entry.get("name") if isinstance(entry, dict) else None
