@@ -83,19 +83,19 @@ def _may_evict(cq: ClusterQueue) -> bool:
 def _find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
                   requests: dict[FR, int], usage: dict[FR, int] | None = None) -> list[Target]:
     frs = set(requests)
+    if state.fair_sharing and _nested(state, cq):
+        # The bound of _hopeless prunes lenders' subtrees, which fair sharing does not: skipped.
+        return _fair_targets(state, cq, preemptor, requests, usage)
     if _hopeless(state, cq, preemptor, requests):
         return []
+    if state.fair_sharing:
+        return _fair_targets(state, cq, preemptor, requests, usage)
     same = same_queue_holders(state, cq, preemptor, frs)
     levels = borrowing_holders(state, cq, preemptor, frs)
     if not same and not any(holders for _, holders in levels):
         return []
     fits_from = first_fitting_level(state, cq, usage or requests) if levels else None
     others = [(fits_from is not None and level >= fits_from, holders) for level, holders in levels]
-    if state.fair_sharing:
-        from kueuelint.admission.fairsharing import fair_targets
-
-        candidates = sorted(_candidates(cq, preemptor, same, others), key=lambda c: _order_key(c, cq))
-        return fair_targets(state, cq, preemptor, requests, candidates, state.fair_strategies)
     # Candidates are made and sorted only once a run may succeed: most searches end before.
     ordered = None
     # Kueue's fit checks read the workload's whole usage: a victim also gives back what it
@@ -112,6 +112,19 @@ def _find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
         if chosen:
             return [Target(c.workload, _reason(c, allow_borrowing)) for c in chosen]
     return []
+
+
+def _nested(state: State, cq: ClusterQueue) -> bool:
+    node = state.tree.queues.get(cq.name)
+    return node is not None and node.parent is not None and any(
+        not child.is_cluster_queue for child in node.root().children)
+
+
+def _fair_targets(state: State, cq: ClusterQueue, preemptor: Pending,
+                  requests: dict[FR, int], usage: dict[FR, int] | None) -> list[Target]:
+    from kueuelint.admission.fairsharing import fair_targets
+
+    return fair_targets(state, cq, preemptor, set(requests), usage or requests, state.fair_strategies)
 
 
 def _candidates(cq: ClusterQueue, preemptor: Pending, same: list[Admitted], others) -> list[_Candidate]:
