@@ -20,8 +20,8 @@ admission fair sharing, DRA, the DeferredFit recomputation (gate
 RecomputeAssignmentUponPreemptionTargetsOverlap, off by default in v0.19.2), and PodsReady
 timeouts. The flavor scan keeps its progress across cycles as Kueue's does
 (FlavorFungibilityPreserveScanProgress, tests/test_admission_golden.py). Preempted workloads
-are queued again, at most
-three times each, so that a preemption ping-pong cannot run forever.
+are queued again; a workload preempted a fourth time marks a preemption ping-pong, which would
+run forever, and its cohort tree's simulation stops after that cycle.
 """
 
 from __future__ import annotations

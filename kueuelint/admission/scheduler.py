@@ -15,8 +15,9 @@ from kueuelint.index.selectors import selects_namespace
 from kueuelint.admission.state import State, UsageLedger
 from kueuelint.admission.whatif import available_after
 
-# A victim may win its quota back and be preempted again; after this many round trips the
-# simulation stops requeueing it so that a preemption ping-pong cannot run forever.
+# A victim may win its quota back and be preempted again; when it is preempted once more than
+# this, its cohort tree is caught in a preemption ping-pong that would run forever: the tree's
+# simulation stops after that cycle (as the recording of Kueue's own decisions does).
 MAX_REQUEUES = 3
 NO_LONGER_FITS = "Workload no longer fits after processing another workload"
 OVERLAPPING = "Workload has overlapping preemption targets with another workload"
@@ -91,6 +92,7 @@ class Simulator:
         # How to queue again a preempted workload that came from the snapshot (set by the caller).
         self.requeue_lookup: Callable[[Admitted], Pending | None] = _no_requeue
         self.requeues: dict[str, int] = {}
+        self._stopped: set[int] = set()         # roots of the trees stopped by a ping-pong
         self.warnings: list[str] = []
         self.on_cycle: Callable[[int], None] | None = None     # told each cycle's number
         # queue -> id of its cohort tree's root: who wakes up when quota is released.
@@ -154,7 +156,7 @@ class Simulator:
         # its flavor scan next cycle from a point it never had: that may find another flavor.
         for root in run.changed_roots:
             self._scans_seen.pop(root, None)
-        self._active = run.changed_roots | (run.scanning_roots - run.changed_roots)
+        self._active = (run.changed_roots | run.scanning_roots) - self._stopped
         return run.changed
 
     def _new_scan(self, root: int, wl: Pending, tried: list[dict[str, int]]) -> bool:
@@ -410,9 +412,9 @@ class Simulator:
             self.ranks.append((self.cycles, rank, number))
             if victim.cluster_queue in self._root_ids:
                 roots.add(self._root_ids[victim.cluster_queue])
+            self._count_requeue(victim, self.ranks[-1])
             again = victim.pending or self.requeue_lookup(victim)
-            if again is not None and self._may_requeue(victim.key, self.ranks[-1]) \
-                    and victim.cluster_queue in self.queues:
+            if again is not None and victim.cluster_queue in self.queues:
                 words = PREEMPTION_REASONS.get(target.reason)
                 text = words.kueue if words else target.reason
                 self._record(again, Outcome(
@@ -423,13 +425,15 @@ class Simulator:
             run.changed_roots |= roots
             self._wake(roots)
 
-    def _may_requeue(self, key: str, rank: tuple) -> bool:
+    def _count_requeue(self, victim: Admitted, rank: tuple) -> None:
+        """Stops the victim's tree when the victim is preempted once more than MAX_REQUEUES."""
+        key = victim.key
         count = self.requeues[key] = self.requeues.get(key, 0) + 1
         if count == MAX_REQUEUES + 1:
             self.warnings.append(f"{key} was preempted {count} times (preemption ping-pong); "
-                                 "it is not queued again in this simulation")
+                                 "the simulation of its cohort tree stops after this cycle")
             self.warning_ranks.append(rank)
-        return count <= MAX_REQUEUES
+            self._stopped.add(self._root_ids.get(victim.cluster_queue, 0))
 
     def _wake(self, roots: set[int]) -> None:
         for name, queue in self.queues.items():
