@@ -10,7 +10,7 @@ from kueuelint.admission.flavors import Assignment, FlavorAssigner
 from kueuelint.admission.model import (ADMITTED, FIT, NO_FIT, PENDING, PREEMPTING, PREEMPTION_REASONS, Admitted,
                                        ClusterQueue, Pending, constructor_args)
 from kueuelint.admission.preemption import Target, find_targets, oracle
-from kueuelint.admission.queues import WorkloadQueue
+from kueuelint.admission.queues import STRICT, WorkloadQueue
 from kueuelint.index.selectors import selects_namespace
 from kueuelint.admission.state import State, UsageLedger
 from kueuelint.admission.whatif import available_after
@@ -270,6 +270,11 @@ class Simulator:
         queue = self.queues[cq.name]
         if assignment is None:
             self._record(wl, Outcome(PENDING, "Misconfigured", wl.invalid or NAMESPACE_MISMATCH, cq.name))
+            if wl.invalid and queue.strategy == STRICT:
+                # Kueue's RequeueIfNotPresent puts it straight back at the head (only a
+                # namespace mismatch is parked): it blocks its queue, and nothing changed.
+                queue.push(wl)
+                return
             queue.requeue_failed(wl, namespace_mismatch=True)
             run.changed_roots.add(run.root)
         elif assignment.mode == NO_FIT or (assignment.mode < FIT and not entry.targets):
