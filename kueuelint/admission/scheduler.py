@@ -156,7 +156,7 @@ class Simulator:
         # its flavor scan next cycle from a point it never had: that may find another flavor.
         for root in run.changed_roots:
             self._scans_seen.pop(root, None)
-        self._active = (run.changed_roots | run.scanning_roots) - self._stopped
+        self._active = run.changed_roots | (run.scanning_roots - run.changed_roots)
         return run.changed
 
     def _new_scan(self, root: int, wl: Pending, tried: list[dict[str, int]]) -> bool:
@@ -187,9 +187,10 @@ class Simulator:
         return entry
 
     def _heads(self) -> list[tuple[str, Pending]]:
-        heads, active = [], self._active
+        heads, active, stopped = [], self._active, self._stopped
         for name, queue in self.queues.items():
-            if active is not None and self._root_ids.get(name, 0) not in active:
+            root = self._root_ids.get(name, 0)
+            if (active is not None and root not in active) or root in stopped:
                 continue
             if self.state.queues[name].inactive is None:
                 head = queue.pop()
