@@ -83,12 +83,7 @@ def _reachable_holders(state: State, queue: str, frs: set[FR], bound: int | None
     node = state.tree.queues[queue]
     ordered = sorted(frs)
     key = ("reachable", queue, tuple(ordered), bound)
-    stamp = state.memo.stamp(node.root(), ordered)
-    found = state.memo.get(key, stamp)
-    if found is None:
-        found = _walk_reachable(state, queue, frs, bound)
-        state.memo.put(key, stamp, found)
-    return found
+    return state.memo.recall(key, node.root(), ordered, _walk_reachable, state, queue, frs, bound)
 
 
 def _walk_reachable(state: State, queue: str, frs: set[FR], bound: int | None) -> list[Admitted]:

@@ -356,13 +356,7 @@ class FlavorAssigner:
         # of many cycles ask about the same amounts.
         earlier = tuple([assigned.get(fr, 0) for fr in frs]) if assigned else ()
         key = ("attempt", self.cq.name, name, number, earlier, self.oracle is None)
-        memo = self.state.memo
-        stamp = memo.stamp(self._root, frs)
-        found = memo.get(key, stamp)
-        if found is None:
-            found = self._quota_attempt(name, requested, frs, assigned)
-            memo.put(key, stamp, found)
-        return found
+        return self.state.memo.recall(key, self._root, frs, self._quota_attempt, name, requested, frs, assigned)
 
     def _quota_attempt(self, name: str, requested: tuple[tuple[str, int], ...], frs: tuple[FR, ...],
                        assigned: dict[FR, int]) -> Attempt:

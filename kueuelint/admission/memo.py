@@ -10,7 +10,7 @@ the next nomination phase, so admissions and removals are the only changes that 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from kueuelint.accounting.quota import FR
 
@@ -36,22 +36,22 @@ class UsageMemo:
         otherwise carry all their answers in memory."""
         self._answers = {}
 
-    def get(self, key: tuple, stamp: int) -> Any:
-        """The answer stored under ``key`` if it was computed at ``stamp`` (see ``stamp``)."""
+    def recall(self, key: tuple, root: object, frs, compute: Callable[..., Any], *args: Any) -> Any:
+        """The answer to the question ``key`` about the usage of ``frs`` below ``root`` (None:
+        about all usage): the stored one while that usage is unchanged, else ``compute(*args)``,
+        stored. The stamp is taken before computing: usage that changed meanwhile makes the
+        answer look stale, never current. An answer must not be None (None means "not stored")."""
+        stamp = self._stamp(root, frs)
         found = self._answers.get(key)
         if found is not None and found[0] == stamp:
             return found[1]
-        return None
-
-    def put(self, key: tuple, stamp: int, answer: Any) -> None:
-        """``stamp``: taken before ``answer`` was computed. Usage that changed meanwhile makes
-        the answer look stale, never current."""
+        answer = compute(*args)
         self._answers[key] = (stamp, answer)
+        return answer
 
-    def stamp(self, root: object, frs) -> int:
+    def _stamp(self, root: object, frs) -> int:
         """Versions of ``frs`` below ``root``, added up: versions only grow, so the sum stays the
-        same exactly while every one of them does. ``frs`` None for answers that read everything.
-        Taken once per question: a missed answer is stored under the stamp of its look-up."""
+        same exactly while every one of them does."""
         if frs is None:
             return self._any_change
         versions = self._versions.get(root)

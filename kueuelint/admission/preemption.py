@@ -65,12 +65,7 @@ def find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
     root, frs = node.root(), None if state.fair_sharing else sorted(requests)
     key = ("targets", cq.name, preemptor_identity(cq, preemptor), tuple(sorted(requests.items())),
            tuple(sorted(usage.items())) if usage else None)
-    stamp = state.memo.stamp(root, frs)
-    found = state.memo.get(key, stamp)
-    if found is None:
-        found = _find_targets(state, cq, preemptor, requests, usage)
-        state.memo.put(key, stamp, found)
-    return list(found)
+    return list(state.memo.recall(key, root, frs, _find_targets, state, cq, preemptor, requests, usage))
 
 
 def _may_evict(cq: ClusterQueue) -> bool:
@@ -150,12 +145,7 @@ def oracle(state: State):
             return _simulate(state, cq, preemptor, fr, value)
         root, frs = node.root(), None if state.fair_sharing else [fr]
         key = ("oracle", cq.name, preemptor_identity(cq, preemptor), fr, value)
-        stamp = state.memo.stamp(root, frs)
-        found = state.memo.get(key, stamp)
-        if found is None:
-            found = _simulate(state, cq, preemptor, fr, value)
-            state.memo.put(key, stamp, found)
-        return found
+        return state.memo.recall(key, root, frs, _simulate, state, cq, preemptor, fr, value)
 
     return simulate
 
@@ -268,12 +258,8 @@ def _hopeless(state: State, cq: ClusterQueue, preemptor: Pending, requests: dict
     if not state.frozen or node is None:
         return _hopeless_now(state, cq, preemptor, requests)
     key = ("hopeless", cq.name, preemptor.priority, tuple(sorted(requests.items())))
-    stamp = state.memo.stamp(node.root(), None if state.fair_sharing else sorted(requests))
-    found = state.memo.get(key, stamp)
-    if found is None:
-        found = _hopeless_now(state, cq, preemptor, requests)
-        state.memo.put(key, stamp, found)
-    return found
+    frs = None if state.fair_sharing else sorted(requests)
+    return state.memo.recall(key, node.root(), frs, _hopeless_now, state, cq, preemptor, requests)
 
 
 def _hopeless_now(state: State, cq: ClusterQueue, preemptor: Pending, requests: dict[FR, int]) -> bool:
@@ -330,12 +316,7 @@ def _room(state: State, cq: ClusterQueue, priority: int, frs: list[FR], fr: FR) 
     if not state.frozen or node is None:
         return _room_now(state, cq, priority, frs, fr)
     key = ("room", cq.name, priority, tuple(frs), fr)
-    stamp = state.memo.stamp(node.root(), frs)
-    found = state.memo.get(key, stamp)
-    if found is None:
-        found = _room_now(state, cq, priority, frs, fr)
-        state.memo.put(key, stamp, found)
-    return found
+    return state.memo.recall(key, node.root(), frs, _room_now, state, cq, priority, frs, fr)
 
 
 def _room_now(state: State, cq: ClusterQueue, priority: int, frs: list[FR], fr: FR) -> int:
@@ -361,14 +342,8 @@ def _borrowing_reachable(state: State, node: QuotaNode, frs: list[FR]) -> list[s
     reclaim from; memoised while usage is frozen (the heads of a queue ask it again)."""
     if not state.frozen:
         return _borrowing_now(node, frs)
-    root = node.root()
     key = ("borrowing", node.name, tuple(frs))
-    stamp = state.memo.stamp(root, frs)
-    found = state.memo.get(key, stamp)
-    if found is None:
-        found = _borrowing_now(node, frs)
-        state.memo.put(key, stamp, found)
-    return found
+    return state.memo.recall(key, node.root(), frs, _borrowing_now, node, frs)
 
 
 def _borrowing_now(node: QuotaNode, frs: list[FR]) -> list[str]:
