@@ -155,9 +155,10 @@ def _simulate(state: State, cq: ClusterQueue, preemptor: Pending, fr: FR, value:
     if not targets:
         # Kueue's SimulatePreemption: without candidates, the borrowing the request needs as is
         return NO_CANDIDATES, state.tree.borrowing_level(cq.name, fr, value)[0]
+    # The level reads the usage of ``fr`` alone: only that part of the targets is set aside.
     evicted = state.ledger()
     for target in targets:
-        evicted.remove(target.workload.cluster_queue, target.workload.usage)
+        evicted.remove(target.workload.cluster_queue, {fr: target.workload.usage.get(fr, 0)})
     level, _ = state.tree.borrowing_level(cq.name, fr, value)
     evicted.restore()
     same = any(t.workload.cluster_queue == cq.name for t in targets)
