@@ -61,8 +61,9 @@ def find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
     node = state.tree.queues.get(cq.name)
     if not state.frozen or node is None or (state.topology is not None and state.topology.preemptor):
         return _find_targets(state, cq, preemptor, requests, usage)     # (node usage is not in the memo's stamp)
-    # Fair sharing compares shares over every resource: its answers depend on all usage.
-    root, frs = node.root(), None if state.fair_sharing else sorted(requests)
+    # Fair sharing compares shares over every resource: its answers depend on all usage. With
+    # the whole usage given, the answer also reads the usage of its other flavor/resources.
+    root, frs = node.root(), None if state.fair_sharing else sorted(usage or requests)
     key = ("targets", cq.name, preemptor_identity(cq, preemptor), tuple(sorted(requests.items())),
            tuple(sorted(usage.items())) if usage else None)
     return list(state.memo.recall(key, root, frs, _find_targets, state, cq, preemptor, requests, usage))
