@@ -16,7 +16,7 @@ import pytest
 from kueuelint.admission.flavors import Assignment, PodSetResult
 from kueuelint.admission.model import PREEMPTION_REASONS, Admitted, Pending, PreemptionReason, sent_fields
 from kueuelint.admission.partition import _TreeResult
-from kueuelint.admission.preemption import Target
+from kueuelint.admission.model import Target
 from kueuelint.admission.scheduler import Outcome
 from kueuelint.admission.tas import Placement
 

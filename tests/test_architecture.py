@@ -48,10 +48,7 @@ LAYERS: list[set[str]] = [
 UPWARD_ALLOWED: set[tuple[str, str]] = set()
 
 # Import cycles between modules (each a set of the modules in one cycle).
-CYCLES_ALLOWED: list[set[str]] = [
-    # Step 4 (the simulator's model): fair-sharing and classic preemption share victim search.
-    {"kueuelint.admission.fairsharing", "kueuelint.admission.preemption"},
-]
+CYCLES_ALLOWED: list[set[str]] = []
 
 # Step 3: rule modules that import another rule module's helpers.
 RULE_IMPORTS_ALLOWED: set[tuple[str, str]] = set()

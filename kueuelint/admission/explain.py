@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from kueuelint.admission.flavors import Assignment, FlavorAssigner
 from kueuelint.admission.model import ADMITTED, FIT, INADMISSIBLE, PENDING, PREEMPTING, Pending
-from kueuelint.admission.preemption import Target
+from kueuelint.admission.model import Target
 from kueuelint.admission.run import Result
 from kueuelint.admission.scheduler import Outcome
 from kueuelint.admission.tas import NO_NODES

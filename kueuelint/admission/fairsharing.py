@@ -10,8 +10,12 @@ as floating-point ratios, so two shares that differ by less than a unit still di
 from __future__ import annotations
 
 from kueuelint.accounting.quota import FR, QuotaNode
-from kueuelint.admission.model import Admitted, ClusterQueue, Pending
-from kueuelint.admission.state import State
+from kueuelint.admission.model import Admitted, ClusterQueue, Pending, PreemptionReason, Target
+from kueuelint.admission.state import State, request_fits
+
+IN_CQ = PreemptionReason.IN_CLUSTER_QUEUE
+RECLAMATION = PreemptionReason.IN_COHORT_RECLAMATION
+FAIR_SHARING = PreemptionReason.IN_COHORT_FAIR_SHARING
 
 LESS_THAN_OR_EQUAL_TO_FINAL = "LessThanOrEqualToFinalShare"
 LESS_THAN_INITIAL = "LessThanInitialShare"
@@ -206,8 +210,6 @@ class _Search:
     def first_strategy(self, candidates: list[Admitted], strategy: str) -> tuple[bool, list[Admitted]]:
         """Rule S2-a: returns whether the preemptor fits, and the candidates that failed the
         strategy (for rule S2-b)."""
-        from kueuelint.admission.preemption import FAIR_SHARING, IN_CQ, RECLAMATION
-
         ordering = _TargetOrdering(self.state, self.node, candidates)
         retry: list[Admitted] = []
         within_nominal = not any(self.node.is_borrowing(fr) for fr in self.needed)
@@ -233,8 +235,6 @@ class _Search:
     def second_strategy(self, retry: list[Admitted]) -> bool:
         """Rule S2-b: at most one more victim per queue, whose share before must exceed the
         preemptor's."""
-        from kueuelint.admission.preemption import FAIR_SHARING
-
         ordering = _TargetOrdering(self.state, self.node, retry)
         for target in ordering:
             mine, theirs = _almost_common_ancestors(self.node, target)
@@ -256,8 +256,6 @@ class _Search:
 
     def _evict(self, wl: Admitted, reason: str) -> bool:
         """Take ``wl`` out; does the preemptor fit now?"""
-        from kueuelint.admission.preemption import Target
-
         self._take(wl, -1)
         self.chosen.append(Target(wl, reason))
         self.state.charge(self.cq.name, self.usage, -1)
@@ -266,9 +264,7 @@ class _Search:
         return fits
 
     def _fits(self) -> bool:
-        from kueuelint.admission.preemption import _fits
-
-        return _fits(self.state, self.cq, self.usage, True)
+        return request_fits(self.state, self.cq, self.usage, True)
 
     def _take(self, wl: Admitted, sign: int) -> None:
         self.state.charge(wl.cluster_queue, wl.usage, sign)

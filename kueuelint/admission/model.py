@@ -287,3 +287,17 @@ class Admitted:
 
 _ADMITTED_SENT = sent_fields(Admitted, kept_home=("pending",))
 _admitted_args = constructor_args(Admitted, kept_home=("pending",))
+
+
+@dataclass
+class Target:
+    workload: Admitted
+    reason: str
+
+    def __reduce__(self) -> tuple:
+        # Pickled as the constructor's arguments, which unpickle faster than a state dict
+        # (a child's results hold thousands of these; see Admitted.__reduce__).
+        return Target, _target_args(self)
+
+
+_target_args = constructor_args(Target)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Callable, TypeVar
 
 from kueuelint.admission.model import Admitted, ClusterQueue, Pending
-from kueuelint.admission.preemption import Target
+from kueuelint.admission.model import Target
 from kueuelint.admission.scheduler import Outcome, Simulator, safety_limit
 from kueuelint.admission.state import State
 from kueuelint.cores import default_jobs

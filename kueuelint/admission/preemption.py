@@ -9,8 +9,8 @@ from kueuelint.accounting.quota import FR, QuotaNode
 from kueuelint.admission.candidates import (borrowing_holders, borrowing_queues, first_fitting_level,
                                              preemptor_identity, same_queue_holders)
 from kueuelint.admission.model import (NO_CANDIDATES, PREEMPT, RECLAIM, Admitted, ClusterQueue, Pending,
-                                       PreemptionReason, constructor_args)
-from kueuelint.admission.state import State
+                                       PreemptionReason, Target)
+from kueuelint.admission.state import State, request_fits
 from kueuelint.admission.whatif import available_after
 
 IN_CQ = PreemptionReason.IN_CLUSTER_QUEUE
@@ -20,20 +20,6 @@ FAIR_SHARING = PreemptionReason.IN_COHORT_FAIR_SHARING
 
 # Candidate classes, in the order Kueue lists them.
 HIERARCHICAL, WITH_BORROWING, WITHOUT_BORROWING, SAME_QUEUE = range(4)
-
-
-@dataclass
-class Target:
-    workload: Admitted
-    reason: str
-
-    def __reduce__(self) -> tuple:
-        # Pickled as the constructor's arguments, which unpickle faster than a state dict
-        # (a child's results hold thousands of these; see Admitted.__reduce__).
-        return Target, _target_args(self)
-
-
-_target_args = constructor_args(Target)
 
 
 @dataclass
@@ -233,7 +219,7 @@ def _minimal_set(state, cq, requests, checked, candidates, allow_borrowing) -> l
             continue
         _take(state, candidate, checked, -1)
         removed.append(candidate)
-        if _fits(state, cq, checked, allow_borrowing):
+        if request_fits(state, cq, checked, allow_borrowing):
             fitted = True
             break
     if not fitted:
@@ -242,7 +228,7 @@ def _minimal_set(state, cq, requests, checked, candidates, allow_borrowing) -> l
     chosen = [removed[-1]]
     for candidate in reversed(removed[:-1]):
         _take(state, candidate, checked, 1)
-        if _fits(state, cq, checked, allow_borrowing):
+        if request_fits(state, cq, checked, allow_borrowing):
             continue    # not needed after all: it stays admitted
         _take(state, candidate, checked, -1)
         chosen.append(candidate)
@@ -410,17 +396,6 @@ def _take(state: State, candidate: _Candidate, requests, sign: int) -> None:
     state.charge(candidate.workload.cluster_queue, _contested(candidate, requests), sign)
     if state.topology is not None:
         state.topology.set_aside(candidate.workload.key, sign < 0)
-
-
-def _fits(state: State, cq: ClusterQueue, requests: dict[FR, int], allow_borrowing: bool) -> bool:
-    tree = state.tree
-    node = tree.queues[cq.name]
-    for fr, value in requests.items():
-        if value > tree.available(cq.name, fr):
-            return False
-        if not allow_borrowing and node.borrows_with(fr, value):
-            return False
-    return state.topology is None or state.topology.preemptor_fits()
 
 
 def _still_borrowing(state: State, ancestors: set[int], candidate: _Candidate, requests) -> bool:

@@ -8,7 +8,7 @@ from typing import Callable
 from kueuelint import collector
 from kueuelint.admission.build import build_state
 from kueuelint.admission.model import INADMISSIBLE, Admitted, Pending
-from kueuelint.admission.preemption import Target
+from kueuelint.admission.model import Target
 from kueuelint.admission.partition import schedule
 from kueuelint.admission.scheduler import Outcome
 from kueuelint.admission.state import State

@@ -316,3 +316,14 @@ class State:
             self._read(queue)
         return self._held.get(queue, {})
 
+
+def request_fits(state: State, cq: ClusterQueue, requests: dict[FR, int], allow_borrowing: bool) -> bool:
+    """Does ``requests`` fit in ``cq`` now (and, for a TAS preemptor, on the nodes)?"""
+    tree = state.tree
+    node = tree.queues[cq.name]
+    for fr, value in requests.items():
+        if value > tree.available(cq.name, fr):
+            return False
+        if not allow_borrowing and node.borrows_with(fr, value):
+            return False
+    return state.topology is None or state.topology.preemptor_fits()
