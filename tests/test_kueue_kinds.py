@@ -195,3 +195,48 @@ def test_a_rule_file_naming_an_unknown_kind_or_group_fails_to_load(tmp_path, kin
     path.write_text(RULE.format(kinds=kinds))
     with pytest.raises(RuleFileError, match=f"{path}: kinds: unknown kind or kind group"):
         load_rule_file(path)
+
+
+# --- groups that rule files name carry a meaning, not a list ------------------------------------
+
+def _group(name: str) -> set[str]:
+    return set(groups.GROUPS[name])
+
+
+def _rule_kinds(code: str) -> tuple[str, ...]:
+    path = next((ROOT / "rules").glob(f"*/{code}-*.yaml"))
+    return load_rule_file(path).meta.kinds
+
+
+@pytest.mark.parametrize("code, group", [("KQ620", "pod-set-count-varies"), ("KQ621", "named-pod-set-kinds"),
+                                         ("KQ650", "tas-annotated-kinds"), ("KQ651", "tas-annotated-kinds"),
+                                         ("KQ652", "tas-annotated-kinds")])
+def test_rules_on_a_kind_property_name_its_group(code, group):
+    assert _rule_kinds(code) == groups.GROUPS[group]
+
+
+def test_kinds_outside_the_varying_pod_set_group_have_a_fixed_count_of_templates():
+    # A kind Kueue manages as itself whose templates sit at fixed paths makes one pod set per path.
+    fixed = [spec for spec in JOB_SPECS if spec.key not in _group("pod-set-count-varies")
+             and spec.managed_as == spec.key]
+    assert fixed and all("*" not in path for spec in fixed for path in spec.pod_templates)
+    assert all(spec.pod_set_list is None for spec in fixed)
+
+
+def test_kinds_whose_pod_sets_the_user_names_also_choose_how_many():
+    named = _group("named-pod-set-kinds")
+    assert named <= _group("pod-set-count-varies")
+    assert _group("ray-clusters") <= named
+    assert {"batch/Job", "apps/Deployment", "workload.codeflare.dev/AppWrapper"}.isdisjoint(named)
+    assert all(SPECS[key].framework and SPECS[key].managed_as == key for key in named)
+
+
+def test_tas_annotations_are_read_only_where_the_user_writes_the_kinds_own_templates():
+    from kueuelint.checks.builtin.tas import SKIPPED
+    tas_kinds = _group("tas-annotated-kinds")
+    assert tas_kinds.isdisjoint(SKIPPED)
+    assert all(not SPECS[key].pods_queue_alone for key in tas_kinds)
+    assert {"batch/Job", "Pod", "leaderworkerset.x-k8s.io/LeaderWorkerSet"} <= tas_kinds
+    # Every job kind left out is synthesized by kueuelint or has its pods queued one by one.
+    left_out = {spec.key for spec in JOB_SPECS} - tas_kinds
+    assert left_out and all(not SPECS[key].user_templates or SPECS[key].pods_queue_alone for key in left_out)

@@ -27,6 +27,15 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "non-suspendable-workloads": _jobs(lambda spec: not spec.suspendable),
     # Kinds that run a Ray cluster.
     "ray-clusters": _jobs(lambda spec: spec.group == "ray.io"),
+    # Job kinds whose pod sets take names the user chose (worker groups, replicated jobs, replica types).
+    "named-pod-set-kinds": _jobs(lambda spec: spec.named_pod_sets),
+    # Job kinds whose count of pod sets the user chooses: a list of groups, replicated jobs or
+    # components, named replica types, or the roles of a plain-pod group.
+    "pod-set-count-varies": _jobs(lambda spec: spec.pod_set_list is not None or spec.named_pod_sets
+                                  or spec.key == "Pod"),
+    # Job kinds whose user-written pod templates become their own pod sets, where TAS annotations
+    # are read (not kinds whose pods queue one by one, nor templates kueuelint synthesizes).
+    "tas-annotated-kinds": _jobs(lambda spec: spec.tas and spec.user_templates and not spec.pods_queue_alone),
     # The nodes of Kueue's quota tree.
     "quota-tree": (f"{KUEUE_GROUP}/ClusterQueue", f"{KUEUE_GROUP}/Cohort"),
     # Where a Kueue Configuration is written: on its own, or inside the manager's ConfigMap.
