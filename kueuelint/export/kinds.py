@@ -7,7 +7,9 @@ read in the cluster: ``queueName`` (the queue label, or ``''``) and ``podSets`` 
 PodSpecs are the object's own are listed: kueuelint rewrites the InferenceService's (model
 container first, non-pod fields dropped) and adds containers for Ray and TrainJob runtimes,
 which CEL in the cluster would not see.  ``tests/test_export_vap.py`` checks every entry
-against ``kueuelint.derive`` on every fixture.
+against ``kueuelint.derive`` on every fixture.  Pod-template paths, label homes and replica
+fields are read from the kinds' KindSpecs (``kueuelint.kueue.kinds``); what is written here is
+only how CEL walks them and names the pod sets.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kueuelint.identify.kinds import COMPUTE_CONFIG_KINDS, KINDS
+from kueuelint.kueue.kinds import SPECS
 
 QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 POD_GROUP_LABEL = "kueue.x-k8s.io/pod-group-name"
@@ -86,11 +89,34 @@ def _workload(queue: str, pod_sets: str) -> str:
 METADATA = "object.metadata.labels"
 _POD_NAME = (f"({_present(METADATA)} && '{POD_GROUP_LABEL}' in {METADATA} && "
              f"{METADATA}['{POD_GROUP_LABEL}'] != '' ? object.metadata.name.lowerAscii() : 'main')")
-_REPLICA_SPECS = {
-    "kubeflow.org/PyTorchJob": "pytorchReplicaSpecs", "kubeflow.org/TFJob": "tfReplicaSpecs",
-    "kubeflow.org/XGBoostJob": "xgbReplicaSpecs", "kubeflow.org/PaddleJob": "paddleReplicaSpecs",
-    "kubeflow.org/JAXJob": "jaxReplicaSpecs", "kubeflow.org/MPIJob": "mpiReplicaSpecs",
-}
+# Kinds whose one pod template is a replica map's entries, ``spec.<field>.*.template`` in their
+# KindSpec; the field is read from there.
+_REPLICA_KINDS = ("kubeflow.org/PyTorchJob", "kubeflow.org/TFJob", "kubeflow.org/XGBoostJob",
+                  "kubeflow.org/PaddleJob", "kubeflow.org/JAXJob", "kubeflow.org/MPIJob")
+
+
+def _replica_field(key: str) -> str:
+    template, = SPECS[key].pod_templates
+    prefix, field, star, last = template.split(".")
+    if (prefix, star, last) != ("spec", "*", "template"):
+        raise ValueError(f"{key}: pod template {template!r} is not a replica map's")
+    return field
+
+
+def _template_of(key: str) -> tuple[str, str]:
+    """(the CEL path of a kind's one pod template, its PodSpec's field path), from its KindSpec."""
+    template, = SPECS[key].pod_templates
+    return f"object.{template}", f"{template}.spec"
+
+
+def _labels_of(key: str) -> str:
+    home, = SPECS[key].label_homes
+    return "object." + ".".join(home)
+
+
+def _single_template(key: str, *fallback_labels: str) -> str:
+    """A kind with one pod template and one pod set, ``main``."""
+    return _workload(_queue(_labels_of(key), *fallback_labels), _single("'main'", *_template_of(key)))
 
 
 def _replica_job(field: str) -> str:
@@ -119,21 +145,17 @@ def _leaderworkerset() -> str:
 
 
 POD_SETS: dict[str, str] = {
-    "batch/Job": _workload(_queue(METADATA), _single("'main'", "object.spec.template", "spec.template.spec")),
-    "batch/CronJob": _workload(_queue("object.spec.jobTemplate.metadata.labels"),
-                               _single("'main'", "object.spec.jobTemplate.spec.template",
-                                       "spec.jobTemplate.spec.template.spec")),
+    "batch/Job": _single_template("batch/Job"),
+    "batch/CronJob": _single_template("batch/CronJob"),
     "Pod": _workload(_queue(METADATA),
                      f"({_present('object.spec')} ? [{_pod_set(_POD_NAME, 'object.spec', 'spec')}] : [])"),
-    "apps/Deployment": _workload(_queue(METADATA, "object.spec.template.metadata.labels"),
-                                 _single("'main'", "object.spec.template", "spec.template.spec")),
-    "apps/StatefulSet": _workload(_queue(METADATA, "object.spec.template.metadata.labels"),
-                                  _single("'main'", "object.spec.template", "spec.template.spec")),
-    "kubeflow.org/Notebook": _workload(_queue(METADATA),
-                                       _single("'main'", "object.spec.template", "spec.template.spec")),
+    # as kueuelint.derive does, the pod template's label is read when the object has none
+    "apps/Deployment": _single_template("apps/Deployment", "object.spec.template.metadata.labels"),
+    "apps/StatefulSet": _single_template("apps/StatefulSet", "object.spec.template.metadata.labels"),
+    "kubeflow.org/Notebook": _single_template("kubeflow.org/Notebook"),
     "jobset.x-k8s.io/JobSet": _jobset(),
     "leaderworkerset.x-k8s.io/LeaderWorkerSet": _leaderworkerset(),
-    **{key: _replica_job(field) for key, field in _REPLICA_SPECS.items()},
+    **{key: _replica_job(_replica_field(key)) for key in _REPLICA_KINDS},
 }
 
 UNREACHABLE = {
