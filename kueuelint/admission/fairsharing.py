@@ -172,10 +172,10 @@ def fair_targets(state: State, cq: ClusterQueue, preemptor: Pending, needed: set
         fits = search.second_strategy(retry)
     state.charge(cq.name, usage, -1)
     if not fits:
-        search.restore(search.chosen)
+        search.trial.restore()
         return []
     chosen = search.fill_back()
-    search.restore(chosen)
+    search.trial.restore()
     return chosen
 
 
@@ -200,12 +200,13 @@ def _fair_candidates(state: State, cq: ClusterQueue, preemptor: Pending, needed:
 
 class _Search:
     """One fair-sharing preemption search on ``state`` (charged with the preemptor's usage
-    while the strategies run); removed candidates stay removed until ``restore``."""
+    while the strategies run); removed candidates stay removed until ``trial.restore()``."""
 
     def __init__(self, state: State, cq: ClusterQueue, needed: set[FR], usage: dict[FR, int]) -> None:
         self.state, self.cq, self.needed, self.usage = state, cq, needed, usage
         self.node = state.tree.queues[cq.name]
         self.chosen: list = []
+        self.trial = state.ledger()     # the victims taken out, all put back by its restore
 
     def first_strategy(self, candidates: list[Admitted], strategy: str) -> tuple[bool, list[Admitted]]:
         """Rule S2-a: returns whether the preemptor fits, and the candidates that failed the
@@ -256,7 +257,7 @@ class _Search:
 
     def _evict(self, wl: Admitted, reason: str) -> bool:
         """Take ``wl`` out; does the preemptor fit now?"""
-        self._take(wl, -1)
+        self.trial.evict(wl, wl.usage)
         self.chosen.append(Target(wl, reason))
         self.state.charge(self.cq.name, self.usage, -1)
         fits = self._fits()
@@ -266,26 +267,17 @@ class _Search:
     def _fits(self) -> bool:
         return request_fits(self.state, self.cq, self.usage, True)
 
-    def _take(self, wl: Admitted, sign: int) -> None:
-        self.state.charge(wl.cluster_queue, wl.usage, sign)
-        if self.state.topology is not None:
-            self.state.topology.set_aside(wl.key, sign < 0)
-
     def fill_back(self) -> list:
         """Every victim but the last, newest first, goes back when the preemptor still fits."""
         kept = [self.chosen[-1]]
         for target in reversed(self.chosen[:-1]):
-            self._take(target.workload, 1)
+            self.trial.readmit(target.workload, target.workload.usage)
             if self._fits():
                 continue
-            self._take(target.workload, -1)
+            self.trial.evict(target.workload, target.workload.usage)
             kept.append(target)
         order = {id(t): i for i, t in enumerate(self.chosen)}
         return sorted(kept, key=lambda t: order[id(t)])
-
-    def restore(self, targets: list) -> None:
-        for target in targets:
-            self._take(target.workload, 1)
 
 
 def _almost_common_ancestors(mine: QuotaNode, theirs: QuotaNode) -> tuple[QuotaNode, QuotaNode]:

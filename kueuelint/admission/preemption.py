@@ -211,28 +211,29 @@ def _minimal_set(state, cq, requests, checked, candidates, allow_borrowing) -> l
     """Kueue's heuristic: evict in order until ``checked`` (the usage whose fit is checked)
     fits, then keep, newest first, those not needed. Whether a candidate's queue still
     borrows is judged on the ``requests`` that need preemption."""
+    trial = state.ledger()
     removed: list[_Candidate] = []
     fitted = False
     ancestors = {id(n) for n in state.tree.queues[cq.name].path_to_root()}
     for candidate in candidates:
         if candidate.workload.cluster_queue != cq.name and not _still_borrowing(state, ancestors, candidate, requests):
             continue
-        _take(state, candidate, checked, -1)
+        trial.evict(candidate.workload, _contested(candidate, checked))
         removed.append(candidate)
         if request_fits(state, cq, checked, allow_borrowing):
             fitted = True
             break
     if not fitted:
-        _restore(state, removed, checked)
+        trial.restore()
         return []
     chosen = [removed[-1]]
     for candidate in reversed(removed[:-1]):
-        _take(state, candidate, checked, 1)
+        trial.readmit(candidate.workload, _contested(candidate, checked))
         if request_fits(state, cq, checked, allow_borrowing):
             continue    # not needed after all: it stays admitted
-        _take(state, candidate, checked, -1)
+        trial.evict(candidate.workload, _contested(candidate, checked))
         chosen.append(candidate)
-    _restore(state, chosen, checked)
+    trial.restore()
     order = {id(c): i for i, c in enumerate(removed)}
     return sorted(chosen, key=lambda c: order[id(c)])
 
@@ -383,19 +384,6 @@ def _fits_freed(state, cq, requests, per_queue: dict[str, dict[FR, int]], allow_
         if not allow_borrowing and node.subtree.get(fr, 0) < own_usage + value:
             return False
     return True
-
-
-def _restore(state: State, candidates: list[_Candidate], requests) -> None:
-    for candidate in candidates:
-        _take(state, candidate, requests, 1)
-
-
-def _take(state: State, candidate: _Candidate, requests, sign: int) -> None:
-    """Give back (-1) or take again (1) a candidate's contested quota, and its nodes when a
-    TAS preemptor is being fitted."""
-    state.charge(candidate.workload.cluster_queue, _contested(candidate, requests), sign)
-    if state.topology is not None:
-        state.topology.set_aside(candidate.workload.key, sign < 0)
 
 
 def _still_borrowing(state: State, ancestors: set[int], candidate: _Candidate, requests) -> bool:

@@ -17,25 +17,44 @@ class UsageLedger:
     """Usage added or removed for a while without a holder: the quota one cycle's heads reserve,
     the victims a preemption search takes away to see what fits. Kueue does the same on its
     cycle's snapshot (``AddUsage``, ``RemoveWorkload`` / ``AddWorkload``, then restoring it);
-    the ledger remembers each change so that ``restore`` undoes them all, newest first."""
+    the ledger remembers each change so that ``restore`` undoes them all, newest first. A
+    workload taken out with ``evict`` also frees its nodes when a TAS preemptor is being fitted
+    (``topology``)."""
 
-    def __init__(self, tree: QuotaTree) -> None:
-        self.tree = tree
-        self.changes: list[tuple[str, dict[FR, int], int]] = []
+    def __init__(self, tree: QuotaTree, topology: Any = None) -> None:
+        self.tree, self.topology = tree, topology
+        # (queue, usage, sign that undoes the change, the workload whose nodes were set aside)
+        self.changes: list[tuple[str, dict[FR, int], int, str | None]] = []
 
     def add(self, queue: str, usage: dict[FR, int]) -> None:
         self.tree.add_usage(queue, usage, 1)
-        self.changes.append((queue, usage, -1))
+        self.changes.append((queue, usage, -1, None))
 
     def remove(self, queue: str, usage: dict[FR, int]) -> None:
         self.tree.add_usage(queue, usage, -1)
-        self.changes.append((queue, usage, 1))
+        self.changes.append((queue, usage, 1, None))
+
+    def evict(self, workload: Admitted, usage: dict[FR, int]) -> None:
+        """Take ``usage`` (all or the checked part of ``workload``'s) and its nodes out."""
+        self._move(workload, usage, -1)
+
+    def readmit(self, workload: Admitted, usage: dict[FR, int]) -> None:
+        """Put back what ``evict`` took out."""
+        self._move(workload, usage, 1)
+
+    def _move(self, workload: Admitted, usage: dict[FR, int], sign: int) -> None:
+        self.tree.add_usage(workload.cluster_queue, usage, sign)
+        if self.topology is not None:
+            self.topology.set_aside(workload.key, sign < 0)
+        self.changes.append((workload.cluster_queue, usage, -sign, workload.key))
 
     def restore(self) -> None:
-        changes, tree = self.changes, self.tree
+        changes, tree, topology = self.changes, self.tree, self.topology
         while changes:
-            queue, usage, sign = changes.pop()
+            queue, usage, sign, key = changes.pop()
             tree.add_usage(queue, usage, sign)
+            if key is not None and topology is not None:
+                topology.set_aside(key, sign < 0)
 
 
 @dataclass
@@ -269,7 +288,7 @@ class State:
 
     def ledger(self) -> UsageLedger:
         """Temporary usage changes, undone together by the ledger's ``restore``."""
-        return UsageLedger(self.tree)
+        return UsageLedger(self.tree, self.topology)
 
     def adopt_holders(self, queues: list[str], removed: list[tuple[str, str]], added: list[Admitted]) -> None:
         """Take the holders another process reached for ``queues`` (whose tree usage the caller
