@@ -7,6 +7,7 @@ Run at the same front door and hand it to the simulator or the transition checks
 
 from __future__ import annotations
 
+import time
 from typing import Callable
 
 from kueuelint.checks.registry import load_rules  # noqa: F401 - the commands' way to the rules
@@ -50,3 +51,26 @@ def run_check(paths: list[str], config: Config, rules, *, jobs: int = 1, use_sup
         result.findings = sorted(result.findings + extra.findings, key=Finding.sort_key)
         result.files += extra.files
     return result
+
+
+def run_check_guarded(paths: list[str], config: Config, rules, *, progress=None, **options) -> RunResult:
+    """``run_check``, timed.  A failure of kueuelint itself becomes the result's internal error
+    (the commands exit 2 on it) instead of a bare traceback; the progress line is cleared either way."""
+    started = time.perf_counter()
+    try:
+        result = run_check(paths, config, rules, progress=progress, **options)
+    except Exception as exc:  # the tool's own bug: say so, never crash
+        return RunResult([], rules={c: r.meta for c, r in rules.items()}, internal_error=_failure_line(exc))
+    finally:
+        if progress:
+            progress(0, 0)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _failure_line(exc: Exception) -> str:
+    """The error and the innermost frame of the traceback being handled."""
+    import traceback
+
+    context = traceback.format_exc(limit=-3).strip().splitlines()
+    return f"internal error, please report: {type(exc).__name__}: {exc} ({context[-3].strip()})"

@@ -9,8 +9,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
-import traceback
 
 from kueuelint.cli import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError
 from kueuelint.cli.common import (add_config_arguments, add_jobs_argument, check_config_against_rules,
@@ -106,27 +104,14 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_checks(args, config, rules):
     from kueuelint import pipeline
-    from kueuelint.findings import RunResult
-
     from kueuelint.cores import default_jobs
 
     show_progress = not args.no_progress and not args.quiet and sys.stderr.isatty()
-    progress = progress_printer(sys.stderr) if show_progress else None
-    started = time.perf_counter()
-    try:
-        result = pipeline.run_check(
-            args.paths, config, rules, jobs=args.jobs or default_jobs(),
-            use_suppressions=not args.no_suppressions, extra_context=tuple(args.context),
-            stdin_name=args.stdin_filename, forced_type=args.file_type, progress=progress)
-    except Exception as exc:  # the tool's own bug: say so and exit 2, never a bare traceback
-        context = traceback.format_exc(limit=-3).strip().splitlines()
-        message = f"internal error, please report: {type(exc).__name__}: {exc} ({context[-3].strip()})"
-        return RunResult([], rules={c: r.meta for c, r in rules.items()}, internal_error=message)
-    finally:
-        if progress:
-            progress(0, 0)
-    result.seconds = time.perf_counter() - started
-    return result
+    return pipeline.run_check_guarded(
+        args.paths, config, rules, jobs=args.jobs or default_jobs(),
+        use_suppressions=not args.no_suppressions, extra_context=tuple(args.context),
+        stdin_name=args.stdin_filename, forced_type=args.file_type,
+        progress=progress_printer(sys.stderr) if show_progress else None)
 
 
 def _fix_and_recheck(result, args, config, rules):
