@@ -210,9 +210,26 @@ def _rule_kinds(code: str) -> tuple[str, ...]:
 
 @pytest.mark.parametrize("code, group", [("KQ620", "pod-set-count-varies"), ("KQ621", "named-pod-set-kinds"),
                                          ("KQ650", "tas-annotated-kinds"), ("KQ651", "tas-annotated-kinds"),
-                                         ("KQ652", "tas-annotated-kinds")])
+                                         ("KQ652", "tas-annotated-kinds"), ("KQ211", "suspended-by-kueue")])
 def test_rules_on_a_kind_property_name_its_group(code, group):
     assert _rule_kinds(code) == groups.GROUPS[group]
+
+
+def test_the_kinds_kueue_suspends_at_creation_are_those_its_webhooks_suspend():
+    # Kueue v0.19.2: webhooks calling jobframework.ApplyDefaultForSuspend (job, jobset, mpijob,
+    # raycluster, rayjob, rayservice, sparkapplication), kinds on jobframework.BaseWebhook (the five
+    # Kubeflow training jobs, AppWrapper), TrainJob's own webhook; a CronJob through its Jobs.
+    assert _group("suspended-by-kueue") == {
+        "batch/Job", "batch/CronJob", "jobset.x-k8s.io/JobSet", "kubeflow.org/MPIJob",
+        "ray.io/RayCluster", "ray.io/RayJob", "ray.io/RayService", "sparkoperator.k8s.io/SparkApplication",
+        "kubeflow.org/PyTorchJob", "kubeflow.org/TFJob", "kubeflow.org/XGBoostJob", "kubeflow.org/PaddleJob",
+        "kubeflow.org/JAXJob", "workload.codeflare.dev/AppWrapper", "trainer.kubeflow.org/TrainJob"}
+    # The rest have no suspend field Kueue sets: their pods are gated, or they cannot be suspended.
+    rest = {spec.key for spec in JOB_SPECS} - _group("suspended-by-kueue")
+    assert rest == {"Pod", "apps/Deployment", "apps/StatefulSet", "kubeflow.org/Notebook",
+                    "leaderworkerset.x-k8s.io/LeaderWorkerSet", "serving.kserve.io/InferenceService",
+                    "tekton.dev/PipelineRun"}
+    assert SPECS["sparkoperator.k8s.io/SparkApplication"].suspend_path == ("spec", "suspend")
 
 
 def test_kinds_outside_the_varying_pod_set_group_have_a_fixed_count_of_templates():

@@ -25,6 +25,9 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "integration-kinds": _jobs(lambda spec: spec.managed_as == spec.key),
     # Job kinds Kueue cannot suspend: preempting them deletes their pods.
     "non-suspendable-workloads": _jobs(lambda spec: not spec.suspendable),
+    # Job kinds whose suspend field Kueue's mutating webhook sets when it creates a queued one (a
+    # CronJob's through the Jobs it makes); the others have their pods gated or are not suspendable.
+    "suspended-by-kueue": _jobs(lambda spec: spec.suspend_path is not None),
     # Kinds that run a Ray cluster.
     "ray-clusters": _jobs(lambda spec: spec.group == "ray.io"),
     # Job kinds whose pod sets take names the user chose (worker groups, replicated jobs, replica types).
