@@ -104,13 +104,13 @@ def _tournament_shares(state: State, root: QuotaNode, by_queue: dict) -> dict[tu
         entry = by_queue.get(node.name)
         if entry is None:
             continue
-        usage = _entry_usage(entry)
-        state.charge(node.name, usage)
+        with_head = state.ledger()
+        with_head.add(node.name, _entry_usage(entry))
         child = node
         for ancestor in node.path_to_root():
             shares[id(ancestor), entry.workload.key] = dominant_share(child)
             child = ancestor
-        state.charge(node.name, usage, -1)
+        with_head.restore()
     return shares
 
 
@@ -165,12 +165,13 @@ def fair_targets(state: State, cq: ClusterQueue, preemptor: Pending, needed: set
     candidates = sorted(_fair_candidates(state, cq, preemptor, needed), key=lambda wl: _order(wl, cq.name))
     if not candidates:
         return []
-    state.charge(cq.name, usage)      # shares are compared with the preemptor's usage in
+    with_preemptor = state.ledger()     # shares are compared with the preemptor's usage in its queue
+    with_preemptor.add(cq.name, usage)
     search = _Search(state, cq, needed, usage)
     fits, retry = search.first_strategy(candidates, strategies[0])
     if not fits and len(strategies) > 1:
         fits = search.second_strategy(retry)
-    state.charge(cq.name, usage, -1)
+    with_preemptor.restore()
     if not fits:
         search.trial.restore()
         return []
@@ -250,18 +251,21 @@ class _Search:
                 target: QuotaNode, theirs: QuotaNode, wl: Admitted) -> bool:
         if strategy == LESS_THAN_INITIAL:
             return preemptor_share.key < target_old.key
-        self.state.charge(target.name, wl.usage, -1)
+        without_wl = self.state.ledger()
+        without_wl.remove(target.name, wl.usage)
         target_new = dominant_share(theirs)
-        self.state.charge(target.name, wl.usage)
+        without_wl.restore()
         return preemptor_share.key <= target_new.key
 
     def _evict(self, wl: Admitted, reason: str) -> bool:
         """Take ``wl`` out; does the preemptor fit now?"""
         self.trial.evict(wl, wl.usage)
         self.chosen.append(Target(wl, reason))
-        self.state.charge(self.cq.name, self.usage, -1)
+        # the fit is checked for the preemptor's usage, which the strategies held charged
+        without_preemptor = self.state.ledger()
+        without_preemptor.remove(self.cq.name, self.usage)
         fits = self._fits()
-        self.state.charge(self.cq.name, self.usage)
+        without_preemptor.restore()
         return fits
 
     def _fits(self) -> bool:

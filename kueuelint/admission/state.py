@@ -282,10 +282,6 @@ class State:
             found = self._potential[key] = self.tree.potential_available(queue, fr)
         return found
 
-    def charge(self, queue: str, usage: dict, sign: int = 1) -> None:
-        """Change usage without recording a holder (trial removals, reservations)."""
-        self.tree.add_usage(queue, usage, sign)
-
     def ledger(self) -> UsageLedger:
         """Temporary usage changes, undone together by the ledger's ``restore``."""
         return UsageLedger(self.tree, self.topology)
