@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 
@@ -99,21 +100,35 @@ def _default_engine():
     return get_engine("cel-expr-python")
 
 
-def test_core_only_rules_do_not_load_the_extension_libraries():
+def _value_and_extensions_loaded(source: str, obj: dict) -> tuple[str, list[str]]:
+    """Evaluate ``source`` in a fresh interpreter: its value and the extension modules it loaded."""
     code = (
         "import sys\n"
         "from kueuelint.cel import get_engine\n"
         "engine = get_engine('cel-expr-python')\n"
-        "program = engine.compile(\"has(object.metadata) && type(object.metadata) == map && "
-        "'q' in object.metadata.labels && object.metadata.name.startsWith('a')\", ['object'])\n"
-        "value = program.evaluate(engine.activation({'object': {'metadata': "
-        "{'name': 'ab', 'labels': {'q': 'x'}}}}))\n"
-        "loaded = [m for m in sys.modules if m.startswith('cel_expr_python.ext') "
-        "or m.startswith('kueuelint.cel.k8s')]\n"
-        "print(value, loaded)\n"
+        f"program = engine.compile({source!r}, ['object'])\n"
+        f"value = program.evaluate(engine.activation({{'object': {obj!r}}}))\n"
+        "loaded = sorted(m for m in sys.modules if m.startswith('cel_expr_python.ext.') "
+        "or m.startswith('kueuelint.cel.k8s'))\n"
+        "print(repr(value)); print(loaded)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "True []"
+    value, loaded = out.strip().splitlines()
+    return value, ast.literal_eval(loaded)
+
+
+def test_core_only_rules_do_not_load_the_extension_libraries():
+    value, loaded = _value_and_extensions_loaded(
+        "has(object.metadata) && type(object.metadata) == map && "
+        "'q' in object.metadata.labels && object.metadata.name.startsWith('a')",
+        {"metadata": {"name": "ab", "labels": {"q": "x"}}})
+    assert (value, loaded) == ("True", [])
+
+
+def test_string_and_bind_rules_load_only_those_two_extensions():
+    value, loaded = _value_and_extensions_loaded(
+        "cel.bind(v, object.name, v.lowerAscii().replace('_', '-'))", {"name": "Team_A"})
+    assert (value, loaded) == ("'team-a'", ["cel_expr_python.ext.ext_bindings", "cel_expr_python.ext.ext_strings"])
 
 
 @pytest.mark.parametrize("source, expected", [
@@ -126,6 +141,9 @@ def test_core_only_rules_do_not_load_the_extension_libraries():
     ("sets.contains([1, 2, 3], [2])", True),                            # Kubernetes sets
     ("[3, 1, 2].max() + [1, 2].indexOf(2)", 4),                         # Kubernetes lists
     ("size(object) == 1 && object.a.endsWith('z')", True),              # core only
+    ("cel.bind(s, 'A-b', s.lowerAscii().split('-').join('+'))", "a+b"),  # strings and bind only
+    ("cel.bind(x, ['a', 'b'], x.indexOf('b'))", 1),                     # indexOf on a list: all
+    ("cel.bind(x, 4, math.greatest(x, 2))", 4),                         # bind with a namespace
 ])
 def test_library_and_core_expressions_evaluate_alike(source, expected):
     engine = _default_engine()
