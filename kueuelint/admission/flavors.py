@@ -9,7 +9,7 @@ from typing import Any, Callable
 from kueuelint.accounting.quantity import format_quantity
 from kueuelint.accounting.quota import FR, flavor_resource
 from kueuelint.admission.candidates import preemptor_identity
-from kueuelint.admission.matching import matches_node_labels, taint_text, untolerated_taint
+from kueuelint.kueue.flavor_matching import matches_node_labels, taint_text, untolerated_taint
 from kueuelint.admission.model import (
     FIT, NO_CANDIDATES, NO_FIT, PREEMPT, RECLAIM, SEVERITY, ClusterQueue, Fungibility, Pending,
     PodSetSpec, ResourceGroup,

@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from kueuelint.accounting.quantity import safe_parse, to_kueue_units
 from kueuelint.kueue.facts import Fact
-from kueuelint.admission.matching import BLOCKING_EFFECTS, _expression_matches, _tolerates
+from kueuelint.kueue.flavor_matching import BLOCKING_EFFECTS, expression_matches, tolerates
 
 TAS_POD_ANNOTATIONS = (
     "kueue.x-k8s.io/podset-required-topology",
@@ -163,7 +163,7 @@ def untolerated_taint(node: Node, tolerations: list) -> dict | None:
     """The first NoSchedule/NoExecute taint of the node that no toleration covers."""
     for taint in node.taints:
         if taint.get("effect") in BLOCKING_EFFECTS and not any(
-                isinstance(t, dict) and _tolerates(t, taint) for t in tolerations):
+                isinstance(t, dict) and tolerates(t, taint) for t in tolerations):
             return taint
     return None
 
@@ -180,4 +180,4 @@ def affinity_allows(node: Node, terms: list | None) -> bool:
 def _term_matches(term, labels: dict) -> bool:
     expressions = term.get("matchExpressions") if isinstance(term, dict) else None
     return isinstance(expressions, list) and bool(expressions) and all(
-        isinstance(e, dict) and _expression_matches(e, labels) for e in expressions)
+        isinstance(e, dict) and expression_matches(e, labels) for e in expressions)

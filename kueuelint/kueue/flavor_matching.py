@@ -38,12 +38,12 @@ def untolerated_taint(flavor: FlavorNodes, pod_set: PodPlacement) -> dict | None
     for taint in flavor.taints:
         if not isinstance(taint, dict) or taint.get("effect") not in BLOCKING_EFFECTS:
             continue
-        if not any(_tolerates(tol, taint) for tol in tolerations if isinstance(tol, dict)):
+        if not any(tolerates(tol, taint) for tol in tolerations if isinstance(tol, dict)):
             return taint
     return None
 
 
-def _tolerates(toleration: dict, taint: dict) -> bool:
+def tolerates(toleration: dict, taint: dict) -> bool:
     effect = toleration.get("effect") or ""
     if effect and effect != taint.get("effect"):
         return False
@@ -71,7 +71,7 @@ def matches_node_labels(flavor: FlavorNodes, pod_set: PodPlacement) -> bool:
     terms = _relevant_terms(pod_set.affinity_terms, labels)
     if terms is None:
         return True
-    return any(all(_expression_matches(expr, labels) for expr in term) for term in terms)
+    return any(all(expression_matches(expr, labels) for expr in term) for term in terms)
 
 
 def _relevant_terms(terms: list | None, labels: dict) -> list[list[dict]] | None:
@@ -95,7 +95,7 @@ def _key(expr: dict) -> str | None:
     return key if isinstance(key, str) else None
 
 
-def _expression_matches(expr: dict, labels: dict) -> bool:
+def expression_matches(expr: dict, labels: dict) -> bool:
     operator = expr.get("operator")
     value = labels.get(_key(expr))
     values = [str(v) for v in as_list(expr.get("values"))]
