@@ -123,6 +123,23 @@ spec:
     assert len(found) == 1 and "example.com/block" in found[0].args["detail"]
 
 
+def test_copies_of_one_setup_are_judged_once_each_in_linear_time():
+    """A repository of samples repeats one setup in many files. Every job was judged against every
+    (flavor, topology) pair of every copy, n^3 in all: 150 copies of a KQ652 fixture took minutes."""
+    import time
+    from pathlib import Path
+    one = (Path(__file__).parent.parent / "rules/integrations/KQ652/fail-level-missing.yaml").read_text()
+    objects, inventory = load_text("---\n".join([one] * 120))
+    jobs = [obj for obj in objects if obj.key == "batch/Job"]
+    started = time.process_time()
+    found = [list(tas.tas_level_not_in_topology(job, ctx_of(inventory))) for job in jobs]
+    assert time.process_time() - started < 10     # about 0.1 s; the cubic version took minutes
+    single, single_inventory = load_text(one)
+    expected = [len(list(tas.tas_level_not_in_topology(job, ctx_of(single_inventory))))
+                for job in single if job.key == "batch/Job"]
+    assert [len(f) for f in found] == expected * 120 and sum(expected) > 0
+
+
 def test_no_findings_on_the_upstream_examples():
     from kueuelint import pipeline
     from kueuelint.config import Config

@@ -16,6 +16,7 @@ from kueuelint.checks.managed import Managed, elastic, managed
 from kueuelint.identify.kinds import KUEUE_GROUP
 from kueuelint.identify.objects import KObject
 from kueuelint.index.inventory import cluster_queue_name
+from kueuelint.kueue.facts import Fact
 from kueuelint.kueue.kinds import JOB_SPECS, SPECS
 
 PREFIX = "kueue.x-k8s.io/podset-"
@@ -274,8 +275,12 @@ class TasFlavor:
     topology: KObject
 
     def levels(self) -> list[str]:
-        levels = self.topology.spec.get("levels")
-        return [lv.get("nodeLabel") for lv in levels if isinstance(lv, dict)] if isinstance(levels, list) else []
+        return topology_levels(self.topology)
+
+
+def topology_levels(topology: KObject) -> list[str]:
+    levels = topology.spec.get("levels")
+    return [lv.get("nodeLabel") for lv in levels if isinstance(lv, dict)] if isinstance(levels, list) else []
 
 
 @rule("KQ652")
@@ -340,23 +345,43 @@ def resolve_tas_flavors(obj: KObject, queue: str, ctx: RuleContext):
     cqs = inv.named_any(f"{KUEUE_GROUP}/ClusterQueue", cq_names)
     if not lqs or not cqs or len(cqs) < len(cq_names):
         return None
-    flavors: list[TasFlavor] = []
+    # Copies of one setup in several files define the same (flavor, topology, levels) many times:
+    # each is kept once, per flavor name first, so that copies do not multiply (n^3 for n copies).
+    by_flavor = FLAVOR_TOPOLOGIES.of(inv)
+    flavors: dict[tuple, TasFlavor] = {}
     for cq in cqs:
         for name in _flavor_names(cq):
-            defined = inv.kueue_named("ResourceFlavor", name)
-            if not defined:
-                return None   # a missing flavor is another rule's finding; the level is unknown
-            for rf in defined:
-                topology = rf.spec.get("topologyName")
-                tops = inv.kueue_named("Topology", topology) if topology else []
-                if topology and not tops:
-                    return None
-                flavors += [TasFlavor(cq, rf, top) for top in tops]
-    # Copies of one setup in several files make the same (flavor, topology, levels) many times.
-    flavors = list({(f.flavor.name, f.topology.name, tuple(f.levels())): f for f in flavors}.values())
+            if name not in by_flavor:
+                by_flavor[name] = _flavor_topologies(inv, name)
+            if by_flavor[name] is None:
+                return None
+            for key, (rf, top) in by_flavor[name].items():
+                flavors[key] = TasFlavor(cq, rf, top)
     names = sorted({cq.name for cq in cqs})
     via = f" (via LocalQueue {obj.namespace}/{queue})"
-    return f"ClusterQueue {' / '.join(names)}{via}", flavors
+    return f"ClusterQueue {' / '.join(names)}{via}", list(flavors.values())
+
+
+# flavor name -> its distinct (flavor, topology) definitions, filled as rules ask
+FLAVOR_TOPOLOGIES: Fact[dict[str, dict[tuple, tuple[KObject, KObject]] | None]] = Fact(
+    "tas-flavor-topologies", lambda inventory: {})
+
+
+def _flavor_topologies(inv, name: str) -> dict[tuple, tuple[KObject, KObject]] | None:
+    """The distinct (flavor, topology) definitions of flavor ``name``; None when the flavor or its
+    topology is not in the run (another rule's finding; the levels are unknown)."""
+    placements: dict[tuple, tuple[KObject, KObject]] = {}
+    defined = inv.kueue_named("ResourceFlavor", name)
+    if not defined:
+        return None
+    for rf in defined:
+        topology = rf.spec.get("topologyName")
+        tops = inv.kueue_named("Topology", topology) if topology else []
+        if topology and not tops:
+            return None
+        for top in tops:
+            placements[(name, top.name, tuple(topology_levels(top)))] = (rf, top)
+    return placements
 
 
 def _flavor_names(cq: KObject) -> list[str]:
