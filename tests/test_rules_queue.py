@@ -153,6 +153,22 @@ def test_pod_group_only_in_context_is_not_reported(tmp_path):
     assert findings([other], context=[first, second]) == []
 
 
+def test_a_large_pod_group_is_judged_once_not_once_per_pod(tmp_path, monkeypatch):
+    """Each pod compared itself with every other pod of its group: n^2 for a group of n pods
+    (copies of a pod-group sample make one big group; 560 files took two minutes)."""
+    from kueuelint.checks.builtin import pod_groups
+    reads = []
+    read_total = pod_groups._total_text
+    monkeypatch.setattr(pod_groups, "_total_text", lambda pod: reads.append(pod) or read_total(pod))
+    pods = [POD.format(name=f"p{i}", count=1000) for i in range(300)]
+    pods[7] = pods[7].replace("user-queue", "other-queue")
+    found = findings([write(tmp_path, "big.yaml", "---\n".join(pods))])
+    assert len(reads) < 10 * len(pods)      # the quadratic version read 300 x 300 counts
+    assert sorted(f.code for f in found) == ["KQ605", "KQ607"]   # 300 of 1,000 pods
+    assert "299 other pod(s) of the group have 'user-queue'" in next(
+        f.message for f in found if f.code == "KQ605")
+
+
 def test_elastic_and_gated_by_follow_the_kueue_version(tmp_path):
     path = write(tmp_path, "jobset.yaml", """
         apiVersion: jobset.x-k8s.io/v1alpha2

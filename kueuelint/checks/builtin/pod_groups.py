@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from typing import Any
 
 from kueuelint.index.selectors import NAME_LABEL, matches
 from kueuelint.checks.api import RuleContext, Violation, rule
@@ -14,6 +15,7 @@ from kueuelint.derive.metadata import metadata_maps
 from kueuelint.identify.kinds import KUEUE_GROUP
 from kueuelint.identify.objects import KObject
 from kueuelint.kueue.configuration import enabled_frameworks
+from kueuelint.kueue.facts import Fact
 from kueuelint.kueue.kinds import FRAMEWORK_OF as FRAMEWORKS, JOB_SPECS
 from kueuelint.kueue.labels import DNS_SUBDOMAIN, dotted, home_label
 from kueuelint.kueue.pod_groups import GROUP_KEY, group_members, group_of
@@ -223,19 +225,33 @@ def pod_group_inconsistent(obj: KObject, ctx: RuleContext):
     if len(members) < 2:
         return
     for what, read, path in _compared(ctx):
-        values = [read(member) for member in members]
-        if what == "total count":  # pods without a count are KQ603's
-            values = [value for value in values if value is not None]
         mine = read(obj)
-        if not values or (mine is None and what == "total count"):
+        usual_and_agree = _usual(ctx, (obj.namespace, group), members, what, read)
+        if usual_and_agree is None or (mine is None and what == "total count"):
             continue
-        usual = _majority(values)
+        usual, agree = usual_and_agree
         if mine != usual:
-            agree = sum(1 for value in values if value == usual)
             yield Violation(path=path if mine is not None else path[:2], args={"detail": (
                 f"is in pod group {group!r} with {what} {_say(mine)}, but {agree} other pod(s) of "
                 f"the group have {_say(usual)}; Kueue refuses a group whose pods disagree, so "
                 f"none of them starts: give every pod the same {what}")})
+
+
+# (namespace, group, what) -> the group's usual value and how many pods have it; computed once
+# per group, not once per pod (a group of n pods would cost n^2)
+GROUP_MAJORITIES: Fact[dict[tuple, Any]] = Fact("pod-group-majorities", lambda inventory: {})
+
+
+def _usual(ctx: RuleContext, group: tuple, members: list, what: str, read) -> tuple | None:
+    memo = GROUP_MAJORITIES.of(ctx.inventory)
+    key = group + (what,)
+    if key not in memo:
+        values = [read(member) for member in members]
+        if what == "total count":  # pods without a count are KQ603's
+            values = [value for value in values if value is not None]
+        usual = _majority(values) if values else None
+        memo[key] = (usual, sum(1 for value in values if value == usual)) if values else None
+    return memo[key]
 
 
 def _compared(ctx: RuleContext) -> list:
@@ -270,11 +286,19 @@ def _say(value: object) -> str:
 def _group_summary(obj: KObject, ctx: RuleContext):
     """(group, expected count, pods seen) when ``obj`` is the first checked pod of its group."""
     group, _ = group_of(obj)
-    members = group_members(ctx, obj) if group else []
-    counts = [count for count in (_total(m) for m in members) if count is not None and count >= 1]
-    if not counts or obj is not next((m for m in members if not m.is_context), None):
+    if not group:
         return None
-    return group, _majority(counts), members
+    members = group_members(ctx, obj)
+    memo = GROUP_MAJORITIES.of(ctx.inventory)
+    key = (obj.namespace, group, "summary")
+    if key not in memo:
+        counts = [count for count in (_total(m) for m in members) if count is not None and count >= 1]
+        first = next((m for m in members if not m.is_context), None)
+        memo[key] = (_majority(counts) if counts else None, first)
+    expected, first = memo[key]
+    if expected is None or obj is not first:
+        return None
+    return group, expected, members
 
 
 @rule("KQ606")
