@@ -324,3 +324,38 @@ def test_corpus_findings_are_the_known_true_ones():
         # cohort preemption policies on a ClusterQueue without a cohort.
         ("single-clusterqueue-setup.yaml", "KQ412", "warning"),
     }
+
+
+# Junk found by a sweep that writes every junk value at every field of every rule fixture: each
+# made a rule fail (KQ009) instead of leaving the mistake to the schema check.
+JUNK_IN_FIXTURES = [
+    ("references/KQ505/pass-parameters.yaml", 1, ("spec", "controllerName"), {"x": 1}),
+    ("references/KQ505/fail-parameters.yaml", 3, ("spec", "controllerName"), ["a"]),
+    ("compute/KQ808/fail.yaml", 1, ("integrations", "frameworks", 0), {"x": 1}),
+    ("config/KQ904/fail-resources.yaml", 0, ("resources", "transformations", 0, "input"), ["a"]),
+    ("integrations/KQ652/fail-level-missing.yaml", 0, ("spec", "levels", 0, "nodeLabel"), {"x": 1}),
+    ("integrations/KQ652/fail-level-missing.yaml", 1, ("spec", "topologyName"), {"x": 1}),
+    ("compute/KQ801/fail-group-override.yaml", 0,
+     ("advanced_instance_config", "metadata", "labels", "kueue.x-k8s.io/queue-name"), {"x": 1}),
+    ("queue/KQ203/fail-cronjob-label-on-cronjob-metadata.yaml", 0, ("spec", "jobTemplate"), ["a"]),
+    ("queue/KQ203/fail-cronjob-label-on-cronjob-metadata.yaml", 0, ("spec", "jobTemplate", "metadata"), 7),
+    ("input/KQ001/pass-valid.yaml", 0, ("metadata",), ["a"]),
+    ("integrations/KQ652/fail-level-missing.yaml", 4, ("metadata",), None),
+    ("placement/KQ701/fail-kserve-instance-type-selector.yaml", 3, ("spec",), 7),
+]
+
+
+@pytest.mark.parametrize("fixture, index, path, junk", JUNK_IN_FIXTURES,
+                         ids=[f"{case[0]}:{case[1]}:{'.'.join(map(str, case[2]))}" for case in JUNK_IN_FIXTURES])
+def test_junk_in_a_field_fails_no_rule(tmp_path, fixture, index, path, junk):
+    import yaml
+    rules = Path(__file__).resolve().parent.parent / "rules"
+    docs = list(yaml.safe_load_all((rules / fixture).read_text(encoding="utf-8")))
+    node = docs[index]
+    for step in path[:-1]:
+        node = node[step]
+    node[path[-1]] = junk
+    target = tmp_path / Path(fixture).name
+    target.write_text(yaml.safe_dump_all(docs, sort_keys=False), encoding="utf-8")
+    found = run([target])
+    assert [f.message for f in found if f.code == "KQ009"] == []

@@ -8,7 +8,7 @@ import gc
 import os
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 from kueuelint.checks import suppress
 from kueuelint.identify import placeholders as templates
@@ -124,6 +124,8 @@ class Checker:
                 if rule.implementation == "python":
                     violations = returned_violations(rule.python_func()(obj, self._rule_ctx(ctx, rule)))
                 else:
+                    if not api_shaped(obj.data):
+                        continue
                     if activation is None:
                         values = self._activation_values(obj, ctx, applicable)
                         activation = self._engine.activation(values)
@@ -419,3 +421,12 @@ def ensure_python_rules_loaded(rules: dict[str, RuleDef]) -> None:
         if rule.implementation == "python":
             rule.python_func()
     _ = PYTHON_RULES
+
+
+def api_shaped(data: Any) -> bool:
+    """False for a manifest whose metadata or spec is not a mapping. The API server refuses such
+    an object before any webhook or admission policy sees it (the schema and label rules report
+    it), so CEL rules, written as those policies are, never see one either."""
+    if not isinstance(data, dict) or "apiVersion" not in data:
+        return True    # not a Kubernetes manifest (a compute config): the rule guards itself
+    return all(isinstance(data.get(part, {}), dict) for part in ("metadata", "spec"))

@@ -119,7 +119,9 @@ def integrations_frameworks(obj: KObject, ctx: RuleContext):
     frameworks = integrations.get("frameworks")
     seen: set = set()
     for index, name in enumerate(frameworks if isinstance(frameworks, list) else []):
-        if isinstance(name, str) and name in seen:
+        if not isinstance(name, str):
+            continue    # the schema's finding
+        if name in seen:
             yield config.violation(("integrations", "frameworks", index), (
                 f"framework {name!r} is listed twice; Kueue refuses the configuration "
                 "(\"Duplicate value\")"), at_value=True)
@@ -167,7 +169,9 @@ def resources_settings(obj: KObject, ctx: RuleContext):
         seen: set = set()
         for index, item in enumerate(items if isinstance(items, list) else []):
             value = item.get(field) if isinstance(item, dict) else None
-            if isinstance(value, str) and value in seen:
+            if not isinstance(value, str):
+                continue    # the schema's finding
+            if value in seen:
                 yield config.violation(("resources", key, index, field), (
                     f"{key} has two entries for {value!r}; Kueue refuses the configuration "
                     "(\"Duplicate value\"): merge them"), at_value=True)

@@ -151,7 +151,8 @@ def admission_check_parameters(obj: KObject, ctx: RuleContext):
     controller = obj.spec.get("controllerName")
     params = obj.spec.get("parameters")
     params = params if isinstance(params, dict) else None
-    wanted = _PARAMETER_KINDS.get(controller)
+    # A controllerName that is not a string is the schema check's finding (KQ110), not ours.
+    wanted = _PARAMETER_KINDS.get(controller) if isinstance(controller, str) else None
     if wanted is not None:
         yield from _built_in_controller(obj, ctx, controller, wanted, params)
     elif params and params.get("apiGroup") == KUEUE_GROUP and params.get("kind") in \

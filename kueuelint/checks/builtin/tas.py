@@ -279,8 +279,10 @@ class TasFlavor:
 
 
 def topology_levels(topology: KObject) -> list[str]:
+    """The node labels of a Topology's levels, in order; None for a level without a string label."""
     levels = topology.spec.get("levels")
-    return [lv.get("nodeLabel") for lv in levels if isinstance(lv, dict)] if isinstance(levels, list) else []
+    labels = [lv.get("nodeLabel") for lv in levels if isinstance(lv, dict)] if isinstance(levels, list) else []
+    return [label if isinstance(label, str) else None for label in labels]
 
 
 @rule("KQ652")
@@ -376,6 +378,8 @@ def _flavor_topologies(inv, name: str) -> dict[tuple, tuple[KObject, KObject]] |
         return None
     for rf in defined:
         topology = rf.spec.get("topologyName")
+        if topology is not None and not isinstance(topology, str):
+            return None   # the schema's finding; which topology is meant is unknown
         tops = inv.kueue_named("Topology", topology) if topology else []
         if topology and not tops:
             return None
