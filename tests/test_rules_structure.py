@@ -342,6 +342,12 @@ JUNK_IN_FIXTURES = [
     ("input/KQ001/pass-valid.yaml", 0, ("metadata",), ["a"]),
     ("integrations/KQ652/fail-level-missing.yaml", 4, ("metadata",), None),
     ("placement/KQ701/fail-kserve-instance-type-selector.yaml", 3, ("spec",), 7),
+    ("resources/KQ320/fail-partial-admission-minimum.yaml", 3, ("spec",), ["a"]),
+    ("schema/KQ113/pass-supported-rules.yaml", 0,
+     ("spec", "versions", 0, "schema", "openAPIV3Schema", "properties", "spec", "properties", "extra"), 7),
+    ("schema/KQ113/pass-supported-rules.yaml", 0,
+     ("spec", "versions", 0, "schema", "openAPIV3Schema", "properties", "spec", "type"), {"x": 1}),
+    ("schema/KQ113/pass-supported-rules.yaml", 0, ("metadata",), ["a"]),
 ]
 
 

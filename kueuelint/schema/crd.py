@@ -73,8 +73,12 @@ class CrdIndex:
         if not isinstance(spec, dict) or not isinstance(spec.get("names"), dict):
             self.problems.append(f"{source}: not a CustomResourceDefinition with spec.names")
             return 0
+        if not _well_formed(crd):
+            # the API server refuses such a CRD, so it judges nothing; its own schema check says why
+            self.problems.append(f"{source}: a CustomResourceDefinition the API server would refuse")
+            return 0
         digest = _digest(crd)
-        name = (crd.get("metadata") or {}).get("name") or spec["names"].get("plural", "?")
+        name = crd.get("metadata", {}).get("name") or spec["names"].get("plural", "?")
         added = 0
         for entry in spec.get("versions") or []:
             version = _version_of(spec, entry, name, digest, source)
@@ -88,6 +92,57 @@ class CrdIndex:
     def add_all(self, crds: Iterable[tuple[Any, str]]) -> None:
         for crd, source in crds:
             self.add(crd, source)
+
+
+_TYPES = {"object", "array", "string", "integer", "number", "boolean", ""}
+_SCHEMA_LISTS = ("allOf", "anyOf", "oneOf")
+
+
+def _well_formed(crd: dict) -> bool:
+    """Names and schemas of the shape the API server insists on, so that indexing and
+    compiling the CRD cannot trip over junk in it."""
+    metadata, spec = crd.get("metadata", {}), crd["spec"]
+    if not isinstance(metadata, dict) or not isinstance(metadata.get("name", ""), str):
+        return False
+    if not isinstance(spec.get("group", ""), str) or not isinstance(spec["names"].get("kind", ""), str) \
+            or not isinstance(spec["names"].get("plural", ""), str):
+        return False
+    versions = spec.get("versions") or []
+    if not isinstance(versions, list):
+        return False
+    schemas = [(entry.get("schema") or {}) for entry in versions if isinstance(entry, dict)]
+    schemas.append(spec.get("validation") or {})
+    return all(isinstance(s, dict) and _well_formed_schema(s.get("openAPIV3Schema", {}), 0)
+               for s in schemas)
+
+
+def _well_formed_schema(node: Any, depth: int) -> bool:
+    if not isinstance(node, dict) or depth > 64:
+        return False
+    kind = node.get("type") or ""
+    if not isinstance(kind, str) or kind not in _TYPES:
+        return False
+    properties = node.get("properties", {})
+    if not isinstance(properties, dict) or not all(
+            _well_formed_schema(child, depth + 1) for child in properties.values()):
+        return False
+    children = [node[key] for key in ("items", "not") if key in node]
+    extra = node.get("additionalProperties")
+    if extra is not None and not isinstance(extra, bool):
+        children.append(extra)
+    for key in _SCHEMA_LISTS:
+        listed = node.get(key, [])
+        if not isinstance(listed, list):
+            return False
+        children.extend(listed)
+    rules = node.get("x-kubernetes-validations", [])
+    if not isinstance(rules, list) or not all(
+            isinstance(r, dict) and isinstance(r.get("rule"), str) for r in rules):
+        return False
+    required = node.get("required", [])
+    if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+        return False
+    return all(_well_formed_schema(child, depth + 1) for child in children)
 
 
 def _version_of(spec, entry, name, digest, source) -> CrdVersion | None:

@@ -294,6 +294,7 @@ def _annotation(obj: KObject, key: str) -> tuple[object, tuple]:
 
 def _pods_count(obj: KObject) -> int:
     spec = obj.get(*_job_spec_path(obj), default={})
+    spec = spec if isinstance(spec, dict) else {}   # junk is the schema's finding
     parallelism = spec.get("parallelism") if _is_int(spec.get("parallelism")) else 1
     completions = spec.get("completions")
     return min(parallelism, completions) if _is_int(completions) else parallelism
