@@ -343,6 +343,7 @@ JUNK_IN_FIXTURES = [
     ("integrations/KQ652/fail-level-missing.yaml", 4, ("metadata",), None),
     ("placement/KQ701/fail-kserve-instance-type-selector.yaml", 3, ("spec",), 7),
     ("resources/KQ320/fail-partial-admission-minimum.yaml", 3, ("spec",), ["a"]),
+    ("integrations/KQ641/fail-sync-completions.yaml", 0, ("spec",), 7),
     ("schema/KQ113/pass-supported-rules.yaml", 0,
      ("spec", "versions", 0, "schema", "openAPIV3Schema", "properties", "spec", "properties", "extra"), 7),
     ("schema/KQ113/pass-supported-rules.yaml", 0,

@@ -292,9 +292,13 @@ def _annotation(obj: KObject, key: str) -> tuple[object, tuple]:
     return obj.get(*path), path
 
 
+def _job_spec(obj: KObject) -> dict:
+    spec = obj.get(*_job_spec_path(obj))
+    return spec if isinstance(spec, dict) else {}   # junk is the schema's finding
+
+
 def _pods_count(obj: KObject) -> int:
-    spec = obj.get(*_job_spec_path(obj), default={})
-    spec = spec if isinstance(spec, dict) else {}   # junk is the schema's finding
+    spec = _job_spec(obj)
     parallelism = spec.get("parallelism") if _is_int(spec.get("parallelism")) else 1
     completions = spec.get("completions")
     return min(parallelism, completions) if _is_int(completions) else parallelism
@@ -329,7 +333,7 @@ def job_completions_equal_parallelism_invalid(obj: KObject, ctx: RuleContext):
     if m is None or not isinstance(value, str):
         return   # a non-string value is KQ202's
     enabled = GO_BOOLS.get(value)
-    spec = obj.get(*_job_spec_path(obj), default={})
+    spec = _job_spec(obj)
     if enabled is None:
         problem = "must be a boolean (\"true\" or \"false\")"
     elif not enabled:
