@@ -42,6 +42,10 @@ class Topologies:
         self._reserved: list[Usage] = []          # for the current cycle only
         self.preemptor: list = []                 # asks of the workload looking for victims
         self._aside: set[str] = set()             # its candidates, counted as gone
+        # Candidates set aside (True) or put back (False) whose nodes are not yet charged: a
+        # preemption search takes out many candidates before their nodes are looked at, and
+        # puts back most of them, so the nodes are charged only when next read (``_settle``).
+        self._unsettled: dict[str, bool] = {}
         self._tas_only: dict[str, bool] = {}
         self._bucket_flavors: dict[str, list[TasFlavor]] = {}
         for flavor in flavors.values():
@@ -51,12 +55,14 @@ class Topologies:
     # --- usage ------------------------------------------------------------------------------
 
     def hold(self, key: str, used: Usage) -> None:
+        self._settle()
         if key in self.held:
             self.release(key)
         self.held[key] = used
         self._charge(used, 1)
 
     def release(self, key: str) -> None:
+        self._settle()
         used = self.held.pop(key, None)
         if used is not None:
             self._charge(used, -1)
@@ -65,17 +71,26 @@ class Topologies:
         """Count a preemption candidate's nodes as free (or in use again)."""
         if aside == (key in self._aside) or key not in self.held:
             return
-        self._charge(self.held[key], -1 if aside else 1)
         if aside:
             self._aside.add(key)
         else:
             self._aside.discard(key)
+        if self._unsettled.pop(key, None) is None:      # else: back as it was, nothing to charge
+            self._unsettled[key] = aside
+
+    def _settle(self) -> None:
+        """Charge the nodes of the candidates set aside or put back since the last call."""
+        if self._unsettled:
+            for key, aside in self._unsettled.items():
+                self._charge(self.held[key], -1 if aside else 1)
+            self._unsettled = {}
 
     def preemptor_fits(self) -> bool:
         """Would the preemptor's TAS pod sets be placed with the candidates set aside so far?
         (Kueue's ``workloadFits`` during a preemption search.)"""
         if not self.preemptor:
             return True
+        self._settle()
         # Fewer free slots in the whole flavor than pods asked: no placement can succeed.
         for flavor, ask, _ in self.preemptor:
             if counts_for(flavor, ask, self.usage.get(flavor.usage_bucket, {}), {}).total < ask.count:
@@ -100,10 +115,12 @@ class Topologies:
         return found
 
     def reserve_for_cycle(self, used: Usage) -> None:
+        self._settle()
         self._reserved.append(used)
         self._charge(used, 1)
 
     def end_cycle(self) -> None:
+        self._settle()
         for used in self._reserved:
             self._charge(used, -1)
         self._reserved = []
@@ -201,6 +218,7 @@ class Topologies:
         """Place every ask, each seeing what the earlier ones of its bucket took; on success
         the placements are kept on the results. ``usage``: per bucket (None: every TAS
         workload gone). Returns the first failure (result, reason)."""
+        self._settle()
         assumed: dict[str, dict[str, dict[str, int]]] = {}
         placed = []
         for flavor, ask, result in asks:
@@ -242,6 +260,7 @@ class Topologies:
                 self.set_aside(key, False)
 
     def _placements_fit(self, workload, assignment) -> bool:
+        self._settle()
         for pod_set, result in zip(workload.pod_sets, assignment.pod_sets):
             placement = result.topology
             if not isinstance(placement, Placement):
