@@ -95,7 +95,7 @@ def counts_for(flavor: TasFlavor, ask: PodSetAsk, used: dict[str, dict[str, int]
     pod sets of the workload take (``assumed``: counted afresh, never kept)."""
     if assumed:
         return _fill(flavor, ask, used, assumed)
-    key = (_shape(ask), used is None)
+    key = (shape_of(ask), used is None)
     found = flavor.counts.get(key)
     if found is None:
         found = flavor.counts[key] = _fill(flavor, ask, used, {})
@@ -119,7 +119,8 @@ def _catch_up(flavor: TasFlavor, counts: Counts, used: dict[str, dict[str, int]]
     counts.seen = len(flavor.changed)
 
 
-def _shape(ask: PodSetAsk) -> tuple:
+def shape_of(ask: PodSetAsk) -> tuple:
+    """What the counts of a pod set depend on besides the nodes."""
     return (tuple(sorted(ask.per_pod.items())), repr(ask.tolerations), repr(sorted(ask.node_selector.items())),
             repr(ask.affinity_terms))
 

@@ -15,7 +15,7 @@ from kueuelint.admission.model import FIT, NO_FIT, PREEMPT, as_dict, as_list
 from kueuelint.admission.nodes import pod_usage, read_nodes
 from kueuelint.admission.tas import NO_NODES, PodSetAsk, Placement, TasFlavor, build_flavor
 from kueuelint.admission.tas_placement import place
-from kueuelint.admission.tas_counts import counts_for, leaf_changed
+from kueuelint.admission.tas_counts import counts_for, leaf_changed, shape_of
 
 WORKLOAD_KEY = "kueue.x-k8s.io/Workload"
 Usage = dict[str, dict[str, dict[str, int]]]     # bucket -> leaf key -> resource -> amount
@@ -46,6 +46,14 @@ class Topologies:
         # preemption search takes out many candidates before their nodes are looked at, and
         # puts back most of them, so the nodes are charged only when next read (``_settle``).
         self._unsettled: dict[str, bool] = {}
+        # Placements worked out, by pod shape, count and request: with no TAS usage for good;
+        # with it, while no usage changes but candidates set aside (``_version`` counts the
+        # other changes). Heads asked again each cycle, and searches that set aside and
+        # put back the same candidates, ask the same questions.
+        self._version = 0
+        self._placements: dict[tuple, tuple[Placement | None, str]] = {}
+        self._placements_version = 0
+        self._empty_placements: dict[tuple, tuple[Placement | None, str]] = {}
         self._tas_only: dict[str, bool] = {}
         self._bucket_flavors: dict[str, list[TasFlavor]] = {}
         for flavor in flavors.values():
@@ -82,7 +90,7 @@ class Topologies:
         """Charge the nodes of the candidates set aside or put back since the last call."""
         if self._unsettled:
             for key, aside in self._unsettled.items():
-                self._charge(self.held[key], -1 if aside else 1)
+                self._apply(self.held[key], -1 if aside else 1)
             self._unsettled = {}
 
     def preemptor_fits(self) -> bool:
@@ -126,6 +134,10 @@ class Topologies:
         self._reserved = []
 
     def _charge(self, used: Usage, sign: int) -> None:
+        self._version += 1
+        self._apply(used, sign)
+
+    def _apply(self, used: Usage, sign: int) -> None:
         for bucket, leaves in used.items():
             mine = self.usage.setdefault(bucket, {})
             add_usage(mine, leaves, sign)
@@ -224,7 +236,7 @@ class Topologies:
         for flavor, ask, result in asks:
             mine = assumed.setdefault(flavor.usage_bucket, {})
             used = None if usage is None else usage.get(flavor.usage_bucket, {})
-            placement, reason = place(flavor, ask, used, mine)
+            placement, reason = self._place(flavor, ask, used, mine)
             if placement is None:
                 return result, reason
             placed.append((result, placement))
@@ -232,6 +244,23 @@ class Topologies:
         for result, placement in placed if keep else ():
             result.topology = placement
         return None
+
+    def _place(self, flavor: TasFlavor, ask: PodSetAsk, used: dict | None,
+               assumed: dict) -> tuple[Placement | None, str]:
+        """``place``, remembered while its answer cannot change (see ``_placements``)."""
+        if assumed:
+            return place(flavor, ask, used, assumed)
+        key: tuple = (flavor.name, shape_of(ask), ask.count, ask.request)
+        if used is None:
+            memo = self._empty_placements
+        else:
+            if self._placements_version != self._version:
+                self._placements, self._placements_version = {}, self._version
+            memo, key = self._placements, key + (frozenset(self._aside),)
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = place(flavor, ask, used, assumed)
+        return found
 
     def usage_of(self, workload, assignment) -> Usage:
         """What an assignment's placed pod sets use, per flavor and leaf."""
