@@ -5,7 +5,7 @@ Counting every node for every head would cost a pass over thousands of nodes per
 decision. The counts depend only on the pod shape (requests, tolerations, node selector,
 affinity) and on each node's remaining room, so they are kept per shape on the flavor. A
 change of usage on a node (an admission, a preemption, a reservation, a candidate set aside)
-is noted on the flavor (``leaf_changed``); kept counts catch up with the notes when next
+is noted on the flavor (``leaves_changed``); kept counts catch up with the notes when next
 asked for, recounting those nodes and their ancestors only. Counts with every TAS workload
 gone (Kueue's simulate-empty) never change. The nodes are also kept in order of their counts,
 so that a placement at the node level finds its node by bisection (tas._fit_level).
@@ -58,12 +58,13 @@ class Counts:
         self.feasible: set[Domain] = set()      # leaves the pod's constraints allow
         self.limiting: dict[Domain, str] = {}   # feasible leaves where none fits: the resource
 
-    def count_leaf(self, leaf: Domain, capacity: dict[str, int]) -> int:
-        """Pods that fit in ``capacity``; a leaf where none fits is counted against the
-        resource that limits it (the first by name among equals)."""
+    def count_leaf(self, leaf: Domain, capacity: dict[str, int], taken: dict[str, int] | None = None) -> int:
+        """Pods that fit in ``capacity`` less ``taken``; a leaf where none fits is counted
+        against the resource that limits it (the first by name among equals)."""
         best, limiting = NO_ROOM, ""
         for resource, amount in self.wanted:
-            fits = NO_ROOM if amount == 0 else max(0, capacity.get(resource, 0) // amount)
+            room = capacity.get(resource, 0) - taken.get(resource, 0) if taken else capacity.get(resource, 0)
+            fits = NO_ROOM if amount == 0 else max(0, room // amount)
             if fits < best or not limiting:
                 best, limiting = fits, resource
         previous = self.limiting.pop(leaf, None)
@@ -74,10 +75,10 @@ class Counts:
             self.stats.resources[limiting] = self.stats.resources.get(limiting, 0) + 1
         return best
 
-    def refresh(self, leaf: Domain, capacity: dict[str, int]) -> None:
+    def refresh(self, leaf: Domain, capacity: dict[str, int], taken: dict[str, int] | None) -> None:
         """A feasible leaf's room changed: recount it and carry the difference upwards."""
         old = self.pods[leaf]
-        new = self.count_leaf(leaf, capacity)
+        new = self.count_leaf(leaf, capacity, taken)
         if new == old:
             return
         del self.ordered[bisect_left(self.ordered, (old, leaf.values))]
@@ -105,17 +106,18 @@ def counts_for(flavor: TasFlavor, ask: PodSetAsk, used: dict[str, dict[str, int]
     return found
 
 
-def leaf_changed(flavor: TasFlavor, key: str) -> None:
-    """The TAS usage of one leaf changed: noted for the kept counts to catch up with."""
-    if key in flavor.leaf_of:
-        flavor.changed.append(key)
+def leaves_changed(flavor: TasFlavor, keys) -> None:
+    """The TAS usage of these leaves changed: noted for the kept counts to catch up with."""
+    leaf_of = flavor.leaf_of
+    flavor.changed.extend(key for key in keys if key in leaf_of)
 
 
 def _catch_up(flavor: TasFlavor, counts: Counts, used: dict[str, dict[str, int]]) -> None:
+    leaf_of, free, feasible = flavor.leaf_of, flavor.free, counts.feasible
     for key in set(flavor.changed[counts.seen:]):
-        leaf = flavor.leaf_of[key]
-        if leaf in counts.feasible:
-            counts.refresh(leaf, _remaining(flavor.free[key], used.get(key), None))
+        leaf = leaf_of[key]
+        if leaf in feasible:
+            counts.refresh(leaf, free[key], used.get(key))
     counts.seen = len(flavor.changed)
 
 
