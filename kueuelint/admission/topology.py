@@ -55,6 +55,7 @@ class Topologies:
         self._placements_version = 0
         self._empty_placements: dict[tuple, tuple[Placement | None, str]] = {}
         self._tas_only: dict[str, bool] = {}
+        self._with_tas: dict[str, bool] = {}
         self._bucket_flavors: dict[str, list[TasFlavor]] = {}
         for flavor in flavors.values():
             if flavor is not None:
@@ -66,6 +67,8 @@ class Topologies:
         self._settle()
         if key in self.held:
             self.release(key)
+        if not used:        # no TAS pod set: nothing to charge, ever
+            return
         self.held[key] = used
         self._charge(used, 1)
 
@@ -123,6 +126,8 @@ class Topologies:
         return found
 
     def reserve_for_cycle(self, used: Usage) -> None:
+        if not used:
+            return
         self._settle()
         self._reserved.append(used)
         self._charge(used, 1)
@@ -153,11 +158,19 @@ class Topologies:
                 self.flavors.get(f) is not None for g in cq.groups for f in g.flavors)
         return known
 
+    def has_tas(self, cq) -> bool:
+        """Whether any flavor of the queue is a TAS flavor (else no pod set of it is placed)."""
+        known = self._with_tas.get(cq.name)
+        if known is None:
+            known = self._with_tas[cq.name] = any(
+                self.flavors.get(f) is not None for g in cq.groups for f in g.flavors)
+        return known
+
     def mismatch(self, cq, pod_set, flavor: str, covered: tuple[str, ...]) -> str | None:
         """Kueue's ``checkPodSetAndFlavorMatchForTAS``: why a flavor cannot take a pod set."""
         request = pod_set.topology
         is_tas = flavor in self.flavors
-        if request is None and self.is_tas_only(cq):
+        if request is None and (not is_tas or self.is_tas_only(cq)):
             return None
         if request is not None:
             if not is_tas:
@@ -210,6 +223,8 @@ class Topologies:
         assignment.mode = min(assignment.mode, PREEMPT)
 
     def _asks(self, cq, workload, assignment) -> list[tuple[TasFlavor, PodSetAsk, object]]:
+        if not self.has_tas(cq):
+            return []
         asks = []
         for pod_set, result in zip(workload.pod_sets, assignment.pod_sets):
             request = pod_set.topology
@@ -278,6 +293,8 @@ class Topologies:
         """Kueue's ``Fits`` at admission: do the placed pods still fit on their nodes, now that
         earlier workloads of the cycle took their share, with the workloads ``gone`` (keys)
         counted as preempted?"""
+        if not any(isinstance(result.topology, Placement) for result in assignment.pod_sets):
+            return True
         aside = [key for key in gone if key not in self._aside]
         for key in aside:
             self.set_aside(key, True)
@@ -326,7 +343,8 @@ def build_topologies(inventory) -> Topologies | None:
                                          as_list(spec.get("tolerations")), (nodes or {}).values())
     topologies = Topologies(flavors, nodes is not None)
     for obj in inventory.of_kind(WORKLOAD_KEY):
-        used = _held_usage(obj, topologies)
+        placed = _placed_assignments(obj.doc.data)      # every snapshot Workload: read straight
+        used = _held_usage(obj, placed, topologies) if placed else None
         if used:
             topologies.hold(f"{obj.namespace}/{obj.name}", used)
     return topologies
@@ -341,24 +359,26 @@ def _levels(obj) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _held_usage(obj, topologies: Topologies) -> Usage:
-    """What an admitted Workload's recorded topology assignments use, per leaf."""
-    from kueuelint.admission.workloads import HOLDS, standing
-
-    data = obj.doc.data      # every snapshot Workload passes here: read straight
+def _placed_assignments(data) -> list[dict]:
+    """The pod set assignments of a Workload's admission that have a topology assignment."""
     status = data.get("status") if isinstance(data, dict) else None
     admission = status.get("admission") if isinstance(status, dict) else None
-    if not isinstance(admission, dict) or not any(
-            isinstance(a, dict) and a.get("topologyAssignment") for a in as_list(admission.get("podSetAssignments"))):
-        return {}
+    assignments = admission.get("podSetAssignments") if isinstance(admission, dict) else None
+    if not isinstance(assignments, list):
+        return []
+    return [a for a in assignments if isinstance(a, dict) and isinstance(a.get("topologyAssignment"), dict)]
+
+
+def _held_usage(obj, placed: list[dict], topologies: Topologies) -> Usage:
+    """What an admitted Workload's recorded topology assignments (``placed``) use, per leaf."""
+    from kueuelint.admission.workloads import HOLDS, standing
+
     if standing(obj)[0] != HOLDS:
         return {}
     templates = {str(ps.get("name")): ps.get("template") for ps in as_list(obj.get("spec", "podSets"))
                  if isinstance(ps, dict)}
     used: Usage = {}
-    for assignment in as_list(admission.get("podSetAssignments")):
-        if not isinstance(assignment, dict) or not isinstance(assignment.get("topologyAssignment"), dict):
-            continue
+    for assignment in placed:
         flavor = _tas_flavor_of(assignment, topologies)
         if flavor is None:
             continue
