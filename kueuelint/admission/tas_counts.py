@@ -63,17 +63,27 @@ class Counts:
         against the resource that limits it (the first by name among equals)."""
         best, limiting = NO_ROOM, ""
         for resource, amount in self.wanted:
-            room = capacity.get(resource, 0) - taken.get(resource, 0) if taken else capacity.get(resource, 0)
-            fits = NO_ROOM if amount == 0 else max(0, room // amount)
+            if amount == 0:
+                fits = NO_ROOM
+            else:
+                room = capacity.get(resource, 0) - taken.get(resource, 0) if taken else capacity.get(resource, 0)
+                fits = room // amount
+                if fits < 0:
+                    fits = 0
             if fits < best or not limiting:
                 best, limiting = fits, resource
+        if best == 0 or leaf in self.limiting:      # most leaves hold a pod, now and before
+            self._limited_by(leaf, limiting if best == 0 else None)
+        return best
+
+    def _limited_by(self, leaf: Domain, resource: str | None) -> None:
+        resources = self.stats.resources
         previous = self.limiting.pop(leaf, None)
         if previous is not None:
-            self.stats.resources[previous] -= 1
-        if best == 0:
-            self.limiting[leaf] = limiting
-            self.stats.resources[limiting] = self.stats.resources.get(limiting, 0) + 1
-        return best
+            resources[previous] -= 1
+        if resource is not None:
+            self.limiting[leaf] = resource
+            resources[resource] = resources.get(resource, 0) + 1
 
     def refresh(self, leaf: Domain, capacity: dict[str, int], taken: dict[str, int] | None) -> None:
         """A feasible leaf's room changed: recount it and carry the difference upwards."""

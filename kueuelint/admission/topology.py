@@ -247,14 +247,15 @@ class Topologies:
         self._settle()
         assumed: dict[str, dict[str, dict[str, int]]] = {}
         placed = []
-        for flavor, ask, result in asks:
+        for index, (flavor, ask, result) in enumerate(asks):
             mine = assumed.setdefault(flavor.usage_bucket, {})
             used = None if usage is None else usage.get(flavor.usage_bucket, {})
             placement, reason = self._place(flavor, ask, used, mine)
             if placement is None:
                 return result, reason
             placed.append((result, placement))
-            add_usage(mine, placement.usage(flavor, ask.per_pod), 1)
+            if index + 1 < len(asks):       # what the later pod sets see
+                add_usage(mine, placement.usage(flavor, ask.per_pod), 1)
         for result, placement in placed if keep else ():
             result.topology = placement
         return None
