@@ -343,9 +343,8 @@ def build_topologies(inventory) -> Topologies | None:
         flavors[obj.name] = build_flavor(obj.name, topology, levels[topology], as_dict(spec.get("nodeLabels")),
                                          as_list(spec.get("tolerations")), (nodes or {}).values())
     topologies = Topologies(flavors, nodes is not None)
-    for obj in inventory.of_kind(WORKLOAD_KEY):
-        placed = _placed_assignments(obj.doc.data)      # every snapshot Workload: read straight
-        used = _held_usage(obj, placed, topologies) if placed else None
+    for obj, placed in _placed_workloads(inventory.of_kind(WORKLOAD_KEY)):
+        used = _held_usage(obj, placed, topologies)
         if used:
             topologies.hold(f"{obj.namespace}/{obj.name}", used)
     return topologies
@@ -360,14 +359,22 @@ def _levels(obj) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _placed_assignments(data) -> list[dict]:
-    """The pod set assignments of a Workload's admission that have a topology assignment."""
-    status = data.get("status") if isinstance(data, dict) else None
-    admission = status.get("admission") if isinstance(status, dict) else None
-    assignments = admission.get("podSetAssignments") if isinstance(admission, dict) else None
-    if not isinstance(assignments, list):
-        return []
-    return [a for a in assignments if isinstance(a, dict) and isinstance(a.get("topologyAssignment"), dict)]
+def _placed_workloads(workloads):
+    """(Workload, its pod set assignments that have a topology assignment) of the Workloads
+    with any. Every Workload of the snapshot passes here, most of them admitted without one:
+    their data is read straight, and a missing field is the exception."""
+    for obj in workloads:
+        try:
+            assignments = obj.doc.data["status"]["admission"]["podSetAssignments"]
+        except (KeyError, TypeError, IndexError):
+            continue
+        if not isinstance(assignments, list):
+            continue
+        for assignment in assignments:
+            if isinstance(assignment, dict) and isinstance(assignment.get("topologyAssignment"), dict):
+                yield obj, [a for a in assignments
+                            if isinstance(a, dict) and isinstance(a.get("topologyAssignment"), dict)]
+                break
 
 
 def _held_usage(obj, placed: list[dict], topologies: Topologies) -> Usage:
