@@ -54,8 +54,7 @@ class Topologies:
         self._placements: dict[tuple, tuple[Placement | None, str]] = {}
         self._placements_version = 0
         self._empty_placements: dict[tuple, tuple[Placement | None, str]] = {}
-        self._tas_only: dict[str, bool] = {}
-        self._with_tas: dict[str, bool] = {}
+        self._tas_kinds: dict[str, tuple[bool, bool]] = {}
         self._bucket_flavors: dict[str, list[TasFlavor]] = {}
         for flavor in flavors.values():
             if flavor is not None:
@@ -152,18 +151,18 @@ class Topologies:
     # --- what Kueue asks of a flavor and a pod set -----------------------------------------
 
     def is_tas_only(self, cq) -> bool:
-        known = self._tas_only.get(cq.name)
-        if known is None:
-            known = self._tas_only[cq.name] = all(
-                self.flavors.get(f) is not None for g in cq.groups for f in g.flavors)
-        return known
+        return self._tas_kind(cq)[1]
 
     def has_tas(self, cq) -> bool:
         """Whether any flavor of the queue is a TAS flavor (else no pod set of it is placed)."""
-        known = self._with_tas.get(cq.name)
+        return self._tas_kind(cq)[0]
+
+    def _tas_kind(self, cq) -> tuple[bool, bool]:
+        """Whether any, and whether every, flavor of the queue is a TAS flavor."""
+        known = self._tas_kinds.get(cq.name)
         if known is None:
-            known = self._with_tas[cq.name] = any(
-                self.flavors.get(f) is not None for g in cq.groups for f in g.flavors)
+            tas = [self.flavors.get(f) is not None for g in cq.groups for f in g.flavors]
+            known = self._tas_kinds[cq.name] = (any(tas), all(tas))
         return known
 
     def mismatch(self, cq, pod_set, flavor: str, covered: tuple[str, ...]) -> str | None:
