@@ -349,6 +349,8 @@ JUNK_IN_FIXTURES = [
     ("schema/KQ113/pass-supported-rules.yaml", 0,
      ("spec", "versions", 0, "schema", "openAPIV3Schema", "properties", "spec", "type"), {"x": 1}),
     ("schema/KQ113/pass-supported-rules.yaml", 0, ("metadata",), ["a"]),
+    ("schema/KQ111/fail-custom-crd.yaml", 0,
+     ("spec", "versions", 0, "schema", "openAPIV3Schema", "properties", "kind", "type"), None),
 ]
 
 

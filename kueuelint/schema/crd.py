@@ -74,7 +74,7 @@ class CrdIndex:
             self.problems.append(f"{source}: not a CustomResourceDefinition with spec.names")
             return 0
         if not _well_formed(crd):
-            # the API server refuses such a CRD, so it judges nothing; its own schema check says why
+            # the API server refuses such a CRD, so it judges no object here either
             self.problems.append(f"{source}: a CustomResourceDefinition the API server would refuse")
             return 0
         digest = _digest(crd)
@@ -119,7 +119,7 @@ def _well_formed(crd: dict) -> bool:
 def _well_formed_schema(node: Any, depth: int) -> bool:
     if not isinstance(node, dict) or depth > 64:
         return False
-    kind = node.get("type") or ""
+    kind = node.get("type", "")
     if not isinstance(kind, str) or kind not in _TYPES:
         return False
     properties = node.get("properties", {})
