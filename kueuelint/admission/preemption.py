@@ -3,7 +3,9 @@ classified and ordered, then the minimal set of victims that lets the request fi
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
+from typing import Iterator
 
 from kueuelint.accounting.quota import FR, QuotaNode
 from kueuelint.admission.candidates import (borrowing_holders, borrowing_queues, first_fitting_level,
@@ -78,8 +80,6 @@ def _find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
         return []
     fits_from = first_fitting_level(state, cq, usage or requests) if levels else None
     others = [(fits_from is not None and level >= fits_from, holders) for level, holders in levels]
-    # Candidates are made and sorted only once a run may succeed: most searches end before.
-    ordered = None
     # Kueue's fit checks read the workload's whole usage: a victim also gives back what it
     # uses of the resources that need no preemption, which may end the preemptor's borrowing.
     checked = usage or requests
@@ -87,9 +87,7 @@ def _find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
         freed = _freed_by_run(state, cq, preemptor, set(checked), same, others, allow_borrowing)
         if not _fits_freed(state, cq, checked, freed, allow_borrowing):
             continue
-        if ordered is None:
-            ordered = sorted(_candidates(cq, preemptor, same, others), key=lambda c: _order_key(c, cq))
-        allowed = [c for c in ordered if not allow_borrowing or c.kind != WITHOUT_BORROWING]
+        allowed = _candidates_in_order(cq, preemptor, same, others, allow_borrowing)
         chosen = _minimal_set(state, cq, requests, checked, allowed, allow_borrowing)
         if chosen:
             return [Target(c.workload, _reason(c, allow_borrowing)) for c in chosen]
@@ -109,9 +107,27 @@ def _fair_targets(state: State, cq: ClusterQueue, preemptor: Pending,
     return fair_targets(state, cq, preemptor, set(requests), usage or requests, state.fair_strategies)
 
 
-def _candidates(cq: ClusterQueue, preemptor: Pending, same: list[Admitted], others) -> list[_Candidate]:
-    return ([_Candidate(wl, SAME_QUEUE) for wl in same]
-            + [_Candidate(wl, _kind(cq, preemptor, wl, fits)) for fits, holders in others for wl in holders])
+def _candidates_in_order(cq: ClusterQueue, preemptor: Pending, same: list[Admitted], others,
+                         allow_borrowing: bool) -> Iterator[_Candidate]:
+    """The candidates a run may evict (in the "borrowing allowed" run, not those that are
+    ReclaimWithoutBorrowing), in Kueue's order, made as the removal loop reads them: it
+    evicts a handful of the dozens listed. Each source (the queue's own holders, each
+    borrowing queue's) already comes in that order, so merging them gives what a stable sort
+    of all of them would."""
+    sources = [_from_source(cq, preemptor, same, None, allow_borrowing)] if same else []
+    sources += [_from_source(cq, preemptor, holders, fits, allow_borrowing) for fits, holders in others if holders]
+    if len(sources) == 1:
+        return sources[0]
+    return heapq.merge(*sources, key=lambda c: _order_key(c, cq))
+
+
+def _from_source(cq: ClusterQueue, preemptor: Pending, holders: list[Admitted], fits: bool | None,
+                 allow_borrowing: bool) -> Iterator[_Candidate]:
+    """One source's candidates; ``fits`` None for the preemptor's own queue."""
+    for wl in holders:
+        kind = SAME_QUEUE if fits is None else _kind(cq, preemptor, wl, fits)
+        if not allow_borrowing or kind != WITHOUT_BORROWING:
+            yield _Candidate(wl, kind)
 
 
 def _allowed_holders(cq: ClusterQueue, preemptor: Pending, others, allow_borrowing: bool) -> list[Admitted]:
@@ -212,30 +228,29 @@ def _minimal_set(state, cq, requests, checked, candidates, allow_borrowing) -> l
     fits, then keep, newest first, those not needed. Whether a candidate's queue still
     borrows is judged on the ``requests`` that need preemption."""
     trial = state.ledger()
-    removed: list[_Candidate] = []
-    fitted = False
+    removed: list[tuple[_Candidate, dict[FR, int]]] = []     # with the usage each gave back
     ancestors = {id(n) for n in state.tree.queues[cq.name].path_to_root()}
     for candidate in candidates:
         if candidate.workload.cluster_queue != cq.name and not _still_borrowing(state, ancestors, candidate, requests):
             continue
-        trial.evict(candidate.workload, _contested(candidate, checked))
-        removed.append(candidate)
+        taken = _contested(candidate, checked)
+        trial.evict(candidate.workload, taken)
+        removed.append((candidate, taken))
         if request_fits(state, cq, checked, allow_borrowing):
-            fitted = True
             break
-    if not fitted:
+    else:
         trial.restore()
         return []
-    chosen = [removed[-1]]
-    for candidate in reversed(removed[:-1]):
-        trial.readmit(candidate.workload, _contested(candidate, checked))
+    needed = [removed[-1][0]]
+    for candidate, taken in reversed(removed[:-1]):
+        trial.readmit(candidate.workload, taken)
         if request_fits(state, cq, checked, allow_borrowing):
             continue    # not needed after all: it stays admitted
-        trial.evict(candidate.workload, _contested(candidate, checked))
-        chosen.append(candidate)
+        trial.evict(candidate.workload, taken)
+        needed.append(candidate)
     trial.restore()
-    order = {id(c): i for i, c in enumerate(removed)}
-    return sorted(chosen, key=lambda c: order[id(c)])
+    needed.reverse()        # in the order they were removed
+    return needed
 
 
 def _hopeless(state: State, cq: ClusterQueue, preemptor: Pending, requests: dict[FR, int]) -> bool:
