@@ -76,10 +76,10 @@ def _find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
         return _fair_targets(state, cq, preemptor, requests, usage)
     same = same_queue_holders(state, cq, preemptor, frs)
     levels = borrowing_holders(state, cq, preemptor, frs)
-    if not same and not any(holders for _, holders in levels):
+    if not same and not any(holders for _, holders, _ in levels):
         return []
     fits_from = first_fitting_level(state, cq, usage or requests) if levels else None
-    others = [(fits_from is not None and level >= fits_from, holders) for level, holders in levels]
+    others = [(fits_from is not None and level >= fits_from, holders, totals) for level, holders, totals in levels]
     # Kueue's fit checks read the workload's whole usage: a victim also gives back what it
     # uses of the resources that need no preemption, which may end the preemptor's borrowing.
     checked = usage or requests
@@ -115,7 +115,7 @@ def _candidates_in_order(cq: ClusterQueue, preemptor: Pending, same: list[Admitt
     borrowing queue's) already comes in that order, so merging them gives what a stable sort
     of all of them would."""
     sources = [_from_source(cq, preemptor, same, None, allow_borrowing)] if same else []
-    sources += [_from_source(cq, preemptor, holders, fits, allow_borrowing) for fits, holders in others if holders]
+    sources += [_from_source(cq, preemptor, holders, fits, allow_borrowing) for fits, holders, _ in others if holders]
     if len(sources) == 1:
         return sources[0]
     return heapq.merge(*sources, key=lambda c: _order_key(c, cq))
@@ -130,11 +130,20 @@ def _from_source(cq: ClusterQueue, preemptor: Pending, holders: list[Admitted], 
             yield _Candidate(wl, kind)
 
 
-def _allowed_holders(cq: ClusterQueue, preemptor: Pending, others, allow_borrowing: bool) -> list[Admitted]:
-    """The other queues' holders a run may evict: all of them, or in the "borrowing allowed"
-    run those that are not ReclaimWithoutBorrowing candidates."""
-    return [wl for fits, holders in others for wl in holders
-            if not allow_borrowing or fits or _may_borrow_over(cq, preemptor, wl)]
+def _freed_by_others(cq: ClusterQueue, preemptor: Pending, others, allow_borrowing: bool,
+                     frs) -> dict[str, dict[FR, int]]:
+    """Queue -> usage of ``frs`` of the other queues' holders a run may evict: all of them, or
+    in the "borrowing allowed" run those that are not ReclaimWithoutBorrowing candidates.
+    Where all of a queue's may go, its holders' totals are read instead of added up again."""
+    freed: dict[str, dict[FR, int]] = {}
+    for fits, holders, totals in others:
+        if not holders:
+            continue
+        if not allow_borrowing or fits:
+            freed[holders[0].cluster_queue] = {fr: totals.get(fr, 0) for fr in frs}
+        else:
+            freed.update(_sum_by_queue([wl for wl in holders if _may_borrow_over(cq, preemptor, wl)], frs))
+    return freed
 
 
 def oracle(state: State):
@@ -205,14 +214,14 @@ def _may_borrow_over(cq: ClusterQueue, preemptor: Pending, wl: Admitted) -> bool
 
 def _runs(state: State, cq: ClusterQueue, others, frs: set[FR]) -> list[bool]:
     """Which runs to try, in order: True = "borrowing allowed", False = "no borrowing" (§5.4).
-    ``others``: (hierarchical, holders) of the other queues."""
-    cross = any(holders for _, holders in others)
+    ``others``: (hierarchical, holders, their totals) of the other queues."""
+    cross = any(holders for _, holders, _ in others)
     forbidden = cq.preemption.borrow_policy in ("", "Never")
     tree = state.tree
     at_nominal = any(tree.usage(cq.name, fr) >= tree.nominal(cq.name, fr) for fr in frs)
     if not cross or (forbidden and at_nominal):
         return [True]
-    if forbidden and not any(fits and holders for fits, holders in others):
+    if forbidden and not any(fits and holders for fits, holders, _ in others):
         return [False, True]
     return [True, False]
 
@@ -366,8 +375,8 @@ def _borrowing_now(node: QuotaNode, frs: list[FR]) -> list[str]:
 
 def _freed_by_run(state, cq, preemptor, frs, same, others, allow_borrowing) -> dict[str, dict[FR, int]]:
     """Queue -> contested usage of every workload a run may evict (``same``: the same-queue
-    holders; ``others``: the other queues' (hierarchical, holders))."""
-    freed = _sum_by_queue(_allowed_holders(cq, preemptor, others, allow_borrowing), frs)
+    holders; ``others``: the other queues' (hierarchical, holders, their totals))."""
+    freed = _freed_by_others(cq, preemptor, others, allow_borrowing, frs)
     if same and cq.preemption.within == "LowerPriority":
         # Exactly the queue's usage below the preemptor's priority: read off the per-priority
         # totals instead of adding up a few hundred holders at every search.
