@@ -36,9 +36,9 @@ def same_queue_holders(state: State, cq: ClusterQueue, preemptor: Pending, frs: 
 
 
 def borrowing_holders(state: State, cq: ClusterQueue, preemptor: Pending,
-                      frs: set[FR]) -> list[tuple[int, list[Admitted]]]:
+                      frs: set[FR]) -> list[tuple[int, list[Admitted], dict[FR, int]]]:
     """The reachable holders of each borrowing queue, walking up from the preemptor's parent,
-    with the level (0: the parent) at which they were found."""
+    with the level (0: the parent) at which they were found and their usage added up."""
     node = state.tree.queues.get(cq.name)
     if node is None or node.parent is None or cq.preemption.reclaim in ("", "Never"):
         return []
@@ -48,7 +48,8 @@ def borrowing_holders(state: State, cq: ClusterQueue, preemptor: Pending,
         for child in ancestor.children:
             if child is not previous:
                 for queue in borrowing_queues(child, frs):
-                    found.append((level, _reachable_holders(state, queue, frs, bound)))
+                    holders, totals = _reachable_holders(state, queue, frs, bound)
+                    found.append((level, holders, totals))
         previous = ancestor
     return found
 
@@ -74,16 +75,33 @@ def first_fitting_level(state: State, cq: ClusterQueue, requests: dict[FR, int])
 _SMALL = 8
 
 
-def _reachable_holders(state: State, queue: str, frs: set[FR], bound: int | None) -> list[Admitted]:
+def _reachable_holders(state: State, queue: str, frs: set[FR],
+                       bound: int | None) -> tuple[list[Admitted], dict[FR, int]]:
     """The holders of one other queue that the removal loop can reach (below ``bound`` when
-    only lower priorities may go); memoised while usage is frozen, as every head of the
-    cohort asks about the same borrowing queues."""
+    only lower priorities may go), and their usage per flavor/resource added up (what every
+    search's bound on the run counts as freed); memoised while usage is frozen, as every head
+    of the cohort asks about the same borrowing queues."""
     if not state.frozen:
-        return _walk_reachable(state, queue, frs, bound)
+        return _reachable_and_totals(state, queue, frs, bound)
     node = state.tree.queues[queue]
     ordered = sorted(frs)
     key = ("reachable", queue, tuple(ordered), bound)
-    return state.memo.recall(key, node.root(), ordered, _walk_reachable, state, queue, frs, bound)
+    return state.memo.recall(key, node.root(), ordered, _reachable_and_totals, state, queue, frs, bound)
+
+
+def _reachable_and_totals(state: State, queue: str, frs: set[FR],
+                          bound: int | None) -> tuple[list[Admitted], dict[FR, int]]:
+    holders = _walk_reachable(state, queue, frs, bound)
+    return holders, _usage_totals(holders)
+
+
+def _usage_totals(holders: list[Admitted]) -> dict[FR, int]:
+    """Usage per flavor/resource of ``holders`` together."""
+    totals: dict[FR, int] = {}
+    for wl in holders:
+        for fr, amount in wl.usage.items():
+            totals[fr] = totals.get(fr, 0) + amount
+    return totals
 
 
 def _walk_reachable(state: State, queue: str, frs: set[FR], bound: int | None) -> list[Admitted]:

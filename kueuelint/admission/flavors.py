@@ -225,11 +225,35 @@ class FlavorAssigner:
         """The resource groups to place, in Kueue's order, each as (wanted amounts, the same
         sorted, their request number, the group's flavors as ``_candidates`` gives them); and
         why the pod set fails once they are placed, if it does. Fixed for a pod set, queue and
-        count, and asked at every cycle the workload heads its queue: kept on the pod set."""
-        cq, state, key = self.cq, self.state, (self.cq.name, count)
+        count, and asked at every cycle the workload heads its queue: kept on the pod set
+        (and shared by pod sets alike, ``_shared_or_new_plan``)."""
+        key = (self.cq.name, count)
         known = pod_set.plans.get(key)
-        if known is not None and known[0] is cq and known[1] is state.flavors and known[2] == state.ignore_undeclared:
-            return known[3]
+        if known is None or not self._current(known):
+            known = pod_set.plans[key] = self._shared_or_new_plan(pod_set, count)
+        return known[3]
+
+    def _current(self, known: tuple) -> bool:
+        """Was this plan made for the queue and flavors of this run?"""
+        state = self.state
+        return known[0] is self.cq and known[1] is state.flavors and known[2] == state.ignore_undeclared
+
+    def _shared_or_new_plan(self, pod_set: PodSetSpec, count: int) -> tuple:
+        """(queue, flavors, ignore_undeclared, plan). A pod set without placement constraints
+        (tolerations, node selector, affinity) in a run without topology plans like every
+        other of its requests and count in the queue: thousands of pending records share a
+        few shapes, and each is new to the scan once."""
+        state = self.state
+        if state.topology is not None or pod_set.tolerations or pod_set.node_selector or pod_set.affinity_terms:
+            return self.cq, state.flavors, state.ignore_undeclared, self._new_plan(pod_set, count)
+        shape = (self.cq.name, count, tuple(sorted(pod_set.per_pod.items())))
+        known = state.plans.get(shape)
+        if known is None or not self._current(known):
+            known = state.plans[shape] = (self.cq, state.flavors, state.ignore_undeclared, self._new_plan(pod_set, count))
+        return known
+
+    def _new_plan(self, pod_set: PodSetSpec, count: int) -> tuple[list[tuple], str | None]:
+        cq = self.cq
         requests = {resource: amount * count for resource, amount in pod_set.per_pod.items()}
         if cq.covers("pods"):
             requests["pods"] = count
@@ -254,9 +278,7 @@ class FlavorAssigner:
             # afresh at every use.
             number = _REQUEST_NUMBERS.setdefault(requested, len(_REQUEST_NUMBERS))
             steps.append((wanted, requested, number, self._candidates(pod_set, group, requested)))
-        plan = (steps, failure)
-        pod_set.plans[key] = (cq, state.flavors, state.ignore_undeclared, plan)
-        return plan
+        return steps, failure
 
     def _candidates(self, pod_set: PodSetSpec, group: ResourceGroup,
                     requested: tuple[tuple[str, int], ...]) -> list[tuple[str, Attempt | None, tuple[FR, ...]]]:

@@ -41,24 +41,24 @@ class UsageMemo:
         about all usage): the stored one while that usage is unchanged, else ``compute(*args)``,
         stored. The stamp is taken before computing: usage that changed meanwhile makes the
         answer look stale, never current. An answer must not be None (None means "not stored")."""
-        stamp = self._stamp(root, frs)
+        # The stamp: versions of ``frs`` below ``root``, added up (versions only grow, so the
+        # sum stays the same exactly while every one of them does). Spelled out here, as a
+        # quarter of a million questions are asked at the issue's scale.
+        if frs is None:
+            stamp = self._any_change
+        else:
+            versions = self._versions.get(root)
+            if versions is None:
+                stamp = 0
+            elif len(frs) == 1:
+                stamp = versions.get(frs[0], 0)
+            elif len(frs) == 2:       # a flavor's cpu and memory: most answers
+                stamp = versions.get(frs[0], 0) + versions.get(frs[1], 0)
+            else:
+                stamp = sum([versions.get(fr, 0) for fr in frs])
         found = self._answers.get(key)
         if found is not None and found[0] == stamp:
             return found[1]
         answer = compute(*args)
         self._answers[key] = (stamp, answer)
         return answer
-
-    def _stamp(self, root: object, frs) -> int:
-        """Versions of ``frs`` below ``root``, added up: versions only grow, so the sum stays the
-        same exactly while every one of them does."""
-        if frs is None:
-            return self._any_change
-        versions = self._versions.get(root)
-        if versions is None:
-            return 0
-        if len(frs) == 1:
-            return versions.get(frs[0], 0)
-        if len(frs) == 2:       # a flavor's cpu and memory: most answers
-            return versions.get(frs[0], 0) + versions.get(frs[1], 0)
-        return sum([versions.get(fr, 0) for fr in frs])

@@ -73,14 +73,15 @@ def schedule(state: State, namespaces: dict, queued: list[Pending], max_cycles: 
     forking = _may_fork(jobs)
     how = "simulating in two processes" if forking else "simulating"
 
-    def run_tree(index: int, told: Callable[[str], None] | None = None) -> _TreeResult:
+    def run_tree(index: int, told: Callable[[str], None] | None = None, sent: bool = True) -> _TreeResult:
         names, tree_queued = trees[index]
         on_cycle = None if told is None else (
             lambda number: told(f"{how}: cohort tree {index + 1} of {len(trees)}, cycle {number}"))
-        return _simulate_tree(state, namespaces, names, tree_queued, requeue_lookup, max_cycles, limit, on_cycle)
+        return _simulate_tree(state, namespaces, names, tree_queued, requeue_lookup, max_cycles, limit, on_cycle,
+                              sent)
 
     def run_tree_here(index: int) -> _TreeResult:
-        return run_tree(index, progress)
+        return run_tree(index, progress, sent=False)
 
     if not forking:
         # One process still takes the trees one at a time: each tree's memoised answers are
@@ -197,15 +198,18 @@ def _unpacked_and_adopted(state: State, trees: list, packed) -> list[tuple[int, 
 
 
 def _simulate_tree(state, namespaces, names, queued, requeue_lookup, max_cycles, limit,
-                   on_cycle=None) -> _TreeResult:
+                   on_cycle=None, sent: bool = True) -> _TreeResult:
+    """``sent``: the results go to another process, with the tree's end state (a tree
+    simulated here leaves its end state in ``state`` itself)."""
     simulator = _simulator(state, namespaces, names, queued, requeue_lookup)
     simulator.on_cycle = on_cycle
-    before = {name: dict(state.held(name)) for name in names}
+    before = {name: dict(state.held(name)) for name in names} if sent else {}
     simulator.run(max_cycles, limit)
     state.memo.forget()
     result = _TreeResult(simulator.outcomes, list(zip(simulator.ranks, simulator.preempted)),
                  list(zip(simulator.warning_ranks, simulator.warnings)), simulator.cycles)
-    _record_end_state(state, names, before, result)
+    if sent:
+        _record_end_state(state, names, before, result)
     return result
 
 

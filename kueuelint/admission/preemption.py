@@ -3,7 +3,9 @@ classified and ordered, then the minimal set of victims that lets the request fi
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
+from typing import Iterator
 
 from kueuelint.accounting.quota import FR, QuotaNode
 from kueuelint.admission.candidates import (borrowing_holders, borrowing_queues, first_fitting_level,
@@ -74,12 +76,10 @@ def _find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
         return _fair_targets(state, cq, preemptor, requests, usage)
     same = same_queue_holders(state, cq, preemptor, frs)
     levels = borrowing_holders(state, cq, preemptor, frs)
-    if not same and not any(holders for _, holders in levels):
+    if not same and not any(holders for _, holders, _ in levels):
         return []
     fits_from = first_fitting_level(state, cq, usage or requests) if levels else None
-    others = [(fits_from is not None and level >= fits_from, holders) for level, holders in levels]
-    # Candidates are made and sorted only once a run may succeed: most searches end before.
-    ordered = None
+    others = [(fits_from is not None and level >= fits_from, holders, totals) for level, holders, totals in levels]
     # Kueue's fit checks read the workload's whole usage: a victim also gives back what it
     # uses of the resources that need no preemption, which may end the preemptor's borrowing.
     checked = usage or requests
@@ -87,9 +87,7 @@ def _find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
         freed = _freed_by_run(state, cq, preemptor, set(checked), same, others, allow_borrowing)
         if not _fits_freed(state, cq, checked, freed, allow_borrowing):
             continue
-        if ordered is None:
-            ordered = sorted(_candidates(cq, preemptor, same, others), key=lambda c: _order_key(c, cq))
-        allowed = [c for c in ordered if not allow_borrowing or c.kind != WITHOUT_BORROWING]
+        allowed = _candidates_in_order(cq, preemptor, same, others, allow_borrowing)
         chosen = _minimal_set(state, cq, requests, checked, allowed, allow_borrowing)
         if chosen:
             return [Target(c.workload, _reason(c, allow_borrowing)) for c in chosen]
@@ -109,16 +107,43 @@ def _fair_targets(state: State, cq: ClusterQueue, preemptor: Pending,
     return fair_targets(state, cq, preemptor, set(requests), usage or requests, state.fair_strategies)
 
 
-def _candidates(cq: ClusterQueue, preemptor: Pending, same: list[Admitted], others) -> list[_Candidate]:
-    return ([_Candidate(wl, SAME_QUEUE) for wl in same]
-            + [_Candidate(wl, _kind(cq, preemptor, wl, fits)) for fits, holders in others for wl in holders])
+def _candidates_in_order(cq: ClusterQueue, preemptor: Pending, same: list[Admitted], others,
+                         allow_borrowing: bool) -> Iterator[_Candidate]:
+    """The candidates a run may evict (in the "borrowing allowed" run, not those that are
+    ReclaimWithoutBorrowing), in Kueue's order, made as the removal loop reads them: it
+    evicts a handful of the dozens listed. Each source (the queue's own holders, each
+    borrowing queue's) already comes in that order, so merging them gives what a stable sort
+    of all of them would."""
+    sources = [_from_source(cq, preemptor, same, None, allow_borrowing)] if same else []
+    sources += [_from_source(cq, preemptor, holders, fits, allow_borrowing) for fits, holders, _ in others if holders]
+    if len(sources) == 1:
+        return sources[0]
+    return heapq.merge(*sources, key=lambda c: _order_key(c, cq))
 
 
-def _allowed_holders(cq: ClusterQueue, preemptor: Pending, others, allow_borrowing: bool) -> list[Admitted]:
-    """The other queues' holders a run may evict: all of them, or in the "borrowing allowed"
-    run those that are not ReclaimWithoutBorrowing candidates."""
-    return [wl for fits, holders in others for wl in holders
-            if not allow_borrowing or fits or _may_borrow_over(cq, preemptor, wl)]
+def _from_source(cq: ClusterQueue, preemptor: Pending, holders: list[Admitted], fits: bool | None,
+                 allow_borrowing: bool) -> Iterator[_Candidate]:
+    """One source's candidates; ``fits`` None for the preemptor's own queue."""
+    for wl in holders:
+        kind = SAME_QUEUE if fits is None else _kind(cq, preemptor, wl, fits)
+        if not allow_borrowing or kind != WITHOUT_BORROWING:
+            yield _Candidate(wl, kind)
+
+
+def _freed_by_others(cq: ClusterQueue, preemptor: Pending, others, allow_borrowing: bool,
+                     frs) -> dict[str, dict[FR, int]]:
+    """Queue -> usage of ``frs`` of the other queues' holders a run may evict: all of them, or
+    in the "borrowing allowed" run those that are not ReclaimWithoutBorrowing candidates.
+    Where all of a queue's may go, its holders' totals are read instead of added up again."""
+    freed: dict[str, dict[FR, int]] = {}
+    for fits, holders, totals in others:
+        if not holders:
+            continue
+        if not allow_borrowing or fits:
+            freed[holders[0].cluster_queue] = {fr: totals.get(fr, 0) for fr in frs}
+        else:
+            freed.update(_sum_by_queue([wl for wl in holders if _may_borrow_over(cq, preemptor, wl)], frs))
+    return freed
 
 
 def oracle(state: State):
@@ -189,14 +214,14 @@ def _may_borrow_over(cq: ClusterQueue, preemptor: Pending, wl: Admitted) -> bool
 
 def _runs(state: State, cq: ClusterQueue, others, frs: set[FR]) -> list[bool]:
     """Which runs to try, in order: True = "borrowing allowed", False = "no borrowing" (§5.4).
-    ``others``: (hierarchical, holders) of the other queues."""
-    cross = any(holders for _, holders in others)
+    ``others``: (hierarchical, holders, their totals) of the other queues."""
+    cross = any(holders for _, holders, _ in others)
     forbidden = cq.preemption.borrow_policy in ("", "Never")
     tree = state.tree
     at_nominal = any(tree.usage(cq.name, fr) >= tree.nominal(cq.name, fr) for fr in frs)
     if not cross or (forbidden and at_nominal):
         return [True]
-    if forbidden and not any(fits and holders for fits, holders in others):
+    if forbidden and not any(fits and holders for fits, holders, _ in others):
         return [False, True]
     return [True, False]
 
@@ -212,30 +237,29 @@ def _minimal_set(state, cq, requests, checked, candidates, allow_borrowing) -> l
     fits, then keep, newest first, those not needed. Whether a candidate's queue still
     borrows is judged on the ``requests`` that need preemption."""
     trial = state.ledger()
-    removed: list[_Candidate] = []
-    fitted = False
+    removed: list[tuple[_Candidate, dict[FR, int]]] = []     # with the usage each gave back
     ancestors = {id(n) for n in state.tree.queues[cq.name].path_to_root()}
     for candidate in candidates:
         if candidate.workload.cluster_queue != cq.name and not _still_borrowing(state, ancestors, candidate, requests):
             continue
-        trial.evict(candidate.workload, _contested(candidate, checked))
-        removed.append(candidate)
+        taken = _contested(candidate, checked)
+        trial.evict(candidate.workload, taken)
+        removed.append((candidate, taken))
         if request_fits(state, cq, checked, allow_borrowing):
-            fitted = True
             break
-    if not fitted:
+    else:
         trial.restore()
         return []
-    chosen = [removed[-1]]
-    for candidate in reversed(removed[:-1]):
-        trial.readmit(candidate.workload, _contested(candidate, checked))
+    needed = [removed[-1][0]]
+    for candidate, taken in reversed(removed[:-1]):
+        trial.readmit(candidate.workload, taken)
         if request_fits(state, cq, checked, allow_borrowing):
             continue    # not needed after all: it stays admitted
-        trial.evict(candidate.workload, _contested(candidate, checked))
-        chosen.append(candidate)
+        trial.evict(candidate.workload, taken)
+        needed.append(candidate)
     trial.restore()
-    order = {id(c): i for i, c in enumerate(removed)}
-    return sorted(chosen, key=lambda c: order[id(c)])
+    needed.reverse()        # in the order they were removed
+    return needed
 
 
 def _hopeless(state: State, cq: ClusterQueue, preemptor: Pending, requests: dict[FR, int]) -> bool:
@@ -351,8 +375,8 @@ def _borrowing_now(node: QuotaNode, frs: list[FR]) -> list[str]:
 
 def _freed_by_run(state, cq, preemptor, frs, same, others, allow_borrowing) -> dict[str, dict[FR, int]]:
     """Queue -> contested usage of every workload a run may evict (``same``: the same-queue
-    holders; ``others``: the other queues' (hierarchical, holders))."""
-    freed = _sum_by_queue(_allowed_holders(cq, preemptor, others, allow_borrowing), frs)
+    holders; ``others``: the other queues' (hierarchical, holders, their totals))."""
+    freed = _freed_by_others(cq, preemptor, others, allow_borrowing, frs)
     if same and cq.preemption.within == "LowerPriority":
         # Exactly the queue's usage below the preemptor's priority: read off the per-priority
         # totals instead of adding up a few hundred holders at every search.

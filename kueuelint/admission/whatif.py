@@ -13,6 +13,8 @@ from kueuelint.accounting.quota import FR, QuotaNode, QuotaTree
 
 def available_after(tree: QuotaTree, queue: str, fr: FR, removals: dict[str, int]) -> int:
     """``tree.available(queue, fr)`` as if ``removals`` (queue -> amount of ``fr``) were free."""
+    if not removals:        # most fit checks of a cycle before its first victim
+        return tree.available(queue, fr)
     shift: dict[QuotaNode, int] = {}
     for name, amount in removals.items():
         _bubble_aside(tree.queues[name], fr, -amount, shift)
