@@ -62,6 +62,13 @@ _STRING_CALLS = frozenset({
     "join", "quote", "format", "reverse",
 })
 _BIND = re.compile(r"\bcel\s*\.\s*bind\s*\(")
+# cel-cpp compiles the regular expression of `matches` on every call (13 us, a third of
+# KQ204's time per object, though queue names repeat).  Programs are evaluated with
+# `text.kueuelintMatches(pattern)` instead, which asks the engine's own `matches` once per
+# text and pattern and remembers the answer or the error: the same results and messages.
+# The source as written is still what is type-checked, so compile errors do not change.
+_MATCHES = re.compile(r"\.(\s*)matches(\s*\()")
+_MATCHES_HELPER = "kueuelintMatches"
 _LIBRARY, _STRINGS, _CORE = b"L", b"S", b"C"     # which environment a serialized program needs
 _TAGS = (_CORE, _STRINGS, _LIBRARY)
 _LEVELS = {tag: level for level, tag in enumerate(_TAGS)}
@@ -79,6 +86,70 @@ def _level(source: str) -> int:
             ("bind" not in calls or "bind" not in set(_CALL.findall(unbound))):
         return 1
     return 2
+
+
+def _with_matches_helper(source: str) -> str:
+    """``source`` with each ``.matches(`` outside string literals calling the helper; a
+    source that calls the helper itself is refused (it is no CEL function)."""
+    if "atches" not in source:
+        return source
+    from kueuelint.cel.text import code_spans
+
+    spans = code_spans(source)
+    if any(is_code and _MATCHES_HELPER in source[start:end] for start, end, is_code in spans):
+        raise CelCompileError(f"undeclared reference to '{_MATCHES_HELPER}' (kueuelint's own "
+                              f"function: call matches)")
+    return "".join(_MATCHES.sub(rf".\1{_MATCHES_HELPER}\2", source[start:end]) if is_code
+                   else source[start:end] for start, end, is_code in spans)
+
+
+class _RememberedMatches:
+    """``text.matches(pattern)`` as the engine answers it, once per text and pattern."""
+
+    MAX_ANSWERS = 10_000    # distinct (text, pattern) pairs kept; then it starts over
+    # cel-expr-python turns an exception raised by a Python function into an error whose text
+    # is "<status>: <message>", the status chosen by the exception's type.
+    _RAISED_AS = {"INVALID_ARGUMENT": TypeError, "OUT_OF_RANGE": ValueError,
+                  "NOT_FOUND": LookupError, "UNIMPLEMENTED": NotImplementedError,
+                  "RESOURCE_EXHAUSTED": MemoryError}
+
+    def __init__(self) -> None:
+        self._answers: dict[tuple[str, str], bool | tuple[str, str]] = {}
+        self._native = None     # (env, program) of the engine's own `matches`
+
+    def __call__(self, text: str, pattern: str) -> bool:
+        answer = self._answers.get((text, pattern))
+        if answer is None:
+            if len(self._answers) >= self.MAX_ANSWERS:
+                self._answers.clear()
+            answer = self._answers[(text, pattern)] = self._ask(text, pattern)
+        return self._raise_or_return(answer)
+
+    def _ask(self, text: str, pattern: str) -> bool | tuple[str, str]:
+        """The native answer, or its error as (status, message)."""
+        if self._native is None:
+            env = cel.NewEnv(variables={"text": _T.DYN, "pattern": _T.DYN})
+            self._native = env, env.compile("text.matches(pattern)")
+        env, program = self._native
+        value = program.eval(env.Activation({"text": text, "pattern": pattern}))
+        if value.type() != _ERROR:
+            return value.value()
+        status, _, message = str(value.value()).partition(": ")
+        return status, message
+
+    def _raise_or_return(self, answer: bool | tuple[str, str]) -> bool:
+        if isinstance(answer, bool):
+            return answer
+        status, message = answer
+        raise self._RAISED_AS.get(status, RuntimeError)(message)
+
+
+def _matches_extension(matches: _RememberedMatches) -> cel.CelExtension:
+    # Other operand types find no overload, as with `matches`; the error says `matches` again
+    # (CelExprProgram.evaluate).
+    overload = cel.Overload("kueuelint_matches_string", _T.BOOL, [_T.STRING, _T.STRING],
+                            is_member=True, impl=matches)
+    return cel.CelExtension("kueuelint_matches", [cel.FunctionDecl(_MATCHES_HELPER, [overload])])
 
 
 def _library_files() -> list[str]:
@@ -152,7 +223,7 @@ class CelExprProgram:
             raise CelEvalError(str(err)) from err
         # cel-cpp reports evaluation errors as ERROR values instead of raising.
         if value.type() == _ERROR:
-            raise CelEvalError(str(value.value()))
+            raise CelEvalError(str(value.value()).replace(_MATCHES_HELPER, "matches"))
         return _plain(value.plain_value())
 
 
@@ -162,16 +233,19 @@ class CelExprEngine:
     def __init__(self) -> None:
         self.version = installed_version(cel.__file__, NAME)
         self._envs: dict[tuple[int, tuple[str, ...]], cel.Env] = {}
-        # "envs=3": programs cached before the string-and-bind environment are compiled again.
-        self.fingerprint = fingerprint([NAME, self.version, f"check={TYPE_CHECK}", "envs=3"],
-                                       [cel.__file__, *_library_files()])
+        self._matches = _RememberedMatches()
+        # "matches=1": programs cached before they called the remembering `matches` are
+        # compiled again.
+        self.fingerprint = fingerprint([NAME, self.version, f"check={TYPE_CHECK}", "envs=3",
+                                        "matches=1"], [cel.__file__, *_library_files()])
 
     def _env(self, variables: Sequence[str], level: int) -> cel.Env:
         key = (level, tuple(sorted(set(variables))))
         env = self._envs.get(key)
         if env is None:
             declared = {name: _T.DYN for name in key[1]}
-            env = cel.NewEnv(variables=declared, extensions=_extensions(level))
+            extensions = [*_extensions(level), _matches_extension(self._matches)]
+            env = cel.NewEnv(variables=declared, extensions=extensions)
             self._envs[key] = env
         return env
 
@@ -185,10 +259,17 @@ class CelExprEngine:
             return self._compile_in(source, variables, 2)
 
     def _compile_in(self, source: str, variables: Sequence[str], level: int) -> CelExprProgram:
+        env = self._env(variables, level)
         try:
-            expression = self._env(variables, level).compile(source, disable_check=not TYPE_CHECK)
+            expression = env.compile(source, disable_check=not TYPE_CHECK)
         except RuntimeError as err:
             raise CelCompileError.from_report(str(err)) from err
+        evaluated = _with_matches_helper(source)
+        if evaluated != source:
+            try:
+                expression = env.compile(evaluated, disable_check=not TYPE_CHECK)
+            except RuntimeError:    # cannot happen, as far as we know: then as written
+                pass
         return CelExprProgram(source, expression, level)
 
     def activation(self, values: dict[str, Any]) -> Any:
