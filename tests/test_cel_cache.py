@@ -129,6 +129,22 @@ def test_other_engine_version_is_ignored(caching_engine, tmp_path):
     assert decode(cache.path.read_bytes(), cache._header()) == {}
 
 
+class OtherBuild(CountingEngine):
+    """The same engine as another kueuelint version sees it: other declarations."""
+
+    fingerprint = "another-kueuelint-version"
+
+
+def test_two_versions_in_turn_keep_each_others_programs(caching_engine, tmp_path):
+    other = OtherBuild(caching_engine._engine)
+    for engine in (caching_engine, other, caching_engine, other):
+        cache = ProgramCache(engine, tmp_path)
+        assert _result(engine, cache.get(RULE, ["self"])) is False
+        cache.save()
+    assert (caching_engine.compiled, other.compiled) == (1, 1)
+    assert len(list(tmp_path.glob("cel-*.bin"))) == 2
+
+
 def test_unwritable_directory_is_silent(caching_engine, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")

@@ -36,7 +36,7 @@ class ProgramCache:
 
     def __init__(self, engine: Engine, directory: Path | None) -> None:
         self.engine = engine
-        self.path = directory / f"cel-{engine.name}.bin" if directory else None
+        self.path = directory / _file_name(engine) if directory else None
         self._programs: dict[tuple[str, tuple[str, ...]], Program | CelCompileError] = {}
         self._blobs: dict[bytes, bytes] | None = None  # disk entries, read lazily
         self._used: set[bytes] = set()
@@ -105,6 +105,14 @@ class ProgramCache:
         except OSError:
             self.path = None  # unwritable: stop trying for this process
         self._dirty = False
+
+
+def _file_name(engine: Engine) -> str:
+    """One file per engine build and set of declarations: two kueuelint versions on one
+    machine (pre-commit hooks pinned differently in two repositories) would otherwise each
+    find the other's file stale and compile every program again on every run."""
+    tag = hashlib.sha256(f"{engine.version} {engine.fingerprint}".encode()).hexdigest()[:16]
+    return f"cel-{engine.name}-{tag}.bin"
 
 
 def encode(entries: dict[bytes, bytes], header: bytes) -> bytes:
