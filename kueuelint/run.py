@@ -137,15 +137,23 @@ def plan(paths: list[str], config: Config, *, extra_context: tuple[str, ...] = (
     forced_type = None if forced_type == "manifest" else forced_type
     entries: list[Entry] = [(t, False, forced_type or configured_type(t.path, config)) for t in targets]
     checked = {os.path.abspath(t.path) for t in targets}
-    from kueuelint.index.scopes import context_paths as scope_context, wanted_context
-
-    context_paths = resolve_paths(config, config.context) + list(extra_context) + scope_context(config)
+    scope_paths, wanted = _scope_context(targets, config)
+    context_paths = resolve_paths(config, config.context) + list(extra_context) + scope_paths
     context_targets, context_problems = expand(context_paths, config.exclude) if context_paths else ([], [])
-    wanted = wanted_context([t.path for t in targets], config)
     entries += [(t, True, configured_type(t.path, config)) for t in context_targets
                 if os.path.abspath(t.path) not in checked and wanted(t.path)]
     problem_files = [_problem_file(problem, False) for problem in problems]
     return entries, problem_files + [_problem_file(problem, True) for problem in context_problems]
+
+
+def _scope_context(targets: list[Target], config: Config) -> tuple[list[str], Callable[[str], bool]]:
+    """The scopes' own context paths, and whether a context file can matter to the checked
+    ones.  A run without scopes needs neither, nor the import (a pre-commit run's 0.8 ms)."""
+    if not config.scopes:
+        return [], lambda path: True
+    from kueuelint.index.scopes import context_paths, wanted_context
+
+    return context_paths(config), wanted_context([t.path for t in targets], config)
 
 
 def read_entries(entries: list[Entry], config: Config, stdin_name: str = "<stdin>", *,

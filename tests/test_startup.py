@@ -33,3 +33,5 @@ def test_checking_a_job_imports_no_heavy_library_and_no_other_command():
     assert not modules & other_commands
     assert not [name for name in modules
                 if name.startswith(("kueuelint.admission", "kueuelint.fix", "kueuelint.models"))]
+    # a run that declares no scopes does not need them
+    assert "kueuelint.index.scopes" not in modules
