@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from kueuelint.admission.flavors import Assignment, PodSetResult
+from kueuelint.admission.assignment import Assignment, PodSetResult
 from kueuelint.admission.model import PREEMPTION_REASONS, Admitted, Pending, PreemptionReason, sent_fields
 from kueuelint.admission.partition import _TreeResult
 from kueuelint.admission.model import Target

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kueuelint.admission.flavors import Assignment, FlavorAssigner
+from kueuelint.admission.assignment import Assignment
+from kueuelint.admission.flavors import FlavorAssigner
 from kueuelint.admission.model import ADMITTED, FIT, INADMISSIBLE, PENDING, PREEMPTING, Pending
 from kueuelint.admission.model import Target
 from kueuelint.admission.run import Result

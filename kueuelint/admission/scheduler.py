@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from kueuelint.accounting.quota import FR
-from kueuelint.admission.flavors import Assignment, FlavorAssigner
+from kueuelint.admission.assignment import Assignment
+from kueuelint.admission.flavors import FlavorAssigner
 from kueuelint.admission.model import (ADMITTED, FIT, NO_FIT, PENDING, PREEMPTING, PREEMPTION_REASONS, Admitted,
                                        ClusterQueue, Pending, constructor_args)
 from kueuelint.admission.preemption import Target, find_targets, oracle

@@ -8,7 +8,7 @@ from kueuelint.accounting.quantity import format_quantity
 
 if TYPE_CHECKING:
     from kueuelint.admission.explain import Explained, Explanation
-    from kueuelint.admission.flavors import Assignment
+    from kueuelint.admission.assignment import Assignment
     from kueuelint.admission.run import Result
 
 VERSION = 1
