@@ -274,11 +274,11 @@ class TasFlavor:
     flavor: KObject
     topology: KObject
 
-    def levels(self) -> list[str]:
+    def levels(self) -> list[str | None]:
         return topology_levels(self.topology)
 
 
-def topology_levels(topology: KObject) -> list[str]:
+def topology_levels(topology: KObject) -> list[str | None]:
     """The node labels of a Topology's levels, in order; None for a level without a string label."""
     levels = topology.spec.get("levels")
     labels = [lv.get("nodeLabel") for lv in levels if isinstance(lv, dict)] if isinstance(levels, list) else []
