@@ -4,11 +4,14 @@ for each kind Kueue can queue, one ``KindSpec`` saying how Kueue manages it (``S
 A new job kind needs one ``KindSpec`` row here, its deriver under ``kueuelint/derive`` and its
 fixtures; the kind then appears in ``KINDS``, in the ``workloads`` group of the rule files and
 in every rule that reads these specs.
+
+The records are NamedTuples rather than dataclasses: a one-file run builds these tables at
+start-up, and a dataclass compiles its methods then (a frozen one with 21 fields alone took
+a sixtieth of a one-file run).  The annotations are evaluated (no ``from __future__ import
+annotations``) because a NamedTuple would compile every string annotation as well.
 """
 
-from __future__ import annotations
-
-from dataclasses import dataclass
+from typing import NamedTuple
 
 KUEUE_GROUP = "kueue.x-k8s.io"
 KUEUE_CONFIG_GROUP = "config.kueue.x-k8s.io"
@@ -18,8 +21,7 @@ def kind_key(group: str, kind: str) -> str:
     return f"{group}/{kind}" if group else kind
 
 
-@dataclass(frozen=True)
-class KindInfo:
+class KindInfo(NamedTuple):
     key: str                    # "batch/Job", "Pod", "kueue.x-k8s.io/ClusterQueue"
     versions: tuple[str, ...]   # versions we know to be served
     namespaced: bool
@@ -38,8 +40,7 @@ Path = tuple[str, ...]
 METADATA_LABELS: Path = ("metadata", "labels")
 
 
-@dataclass(frozen=True)
-class KindSpec:
+class KindSpec(NamedTuple):
     """How Kueue manages one kind of job.  Every field is required: a row that forgets one
     fails at import, so no fact about a new kind is left to a default."""
 
@@ -247,8 +248,7 @@ COMPUTE_CONFIG_KINDS = {
 KINDS.update(COMPUTE_CONFIG_KINDS)
 
 
-@dataclass(frozen=True)
-class RetiredKind:
+class RetiredKind(NamedTuple):
     """A job kind whose Kueue integration was removed: rules may name it (a Configuration for an
     older Kueue may list its framework); kueuelint does not identify or derive it."""
 
