@@ -35,3 +35,29 @@ def test_checking_a_job_imports_no_heavy_library_and_no_other_command():
                 if name.startswith(("kueuelint.admission", "kueuelint.fix", "kueuelint.models"))]
     # a run that declares no scopes does not need them
     assert "kueuelint.index.scopes" not in modules
+
+
+EXIT_STATE = """
+import atexit, contextlib, gc, io, sys
+from kueuelint.cli import main
+# registered before main's own handler, so it runs after it
+atexit.register(lambda: print("frozen at exit:", gc.get_freeze_count() > 0))
+sys.argv = ["kueuelint", "check", {path!r}]
+with contextlib.redirect_stdout(io.StringIO()):
+    status = main({argv})
+print("status", status)
+"""
+
+
+def _exit_state(argv: str) -> list[str]:
+    script = EXIT_STATE.format(path="fixtures/examples/jobs/eval.yaml", argv=argv)
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, check=True,
+                          env={"KUEUELINT_NO_CACHE": "1", "PATH": ""})
+    return done.stdout.splitlines()
+
+
+def test_the_program_leaves_what_it_built_out_of_the_last_collections_and_a_caller_keeps_its_collector():
+    program, caller = _exit_state(""), _exit_state("sys.argv[1:]")
+    assert program[0] == caller[0] == "status 0"
+    assert program[1:] == ["frozen at exit: True"]
+    assert caller[1:] == ["frozen at exit: False"]

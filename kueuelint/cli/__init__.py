@@ -7,6 +7,8 @@ or a failure of the tool itself.
 from __future__ import annotations
 
 import argparse
+import atexit
+import gc
 import importlib
 import sys
 
@@ -70,6 +72,8 @@ def _describe(module, fallback: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     # Deeply nested (but legitimate) CRD schemas need more than Python's default frames.
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 4000))
+    if argv is None:    # the program itself, not a caller in a longer-lived process
+        atexit.register(_exit_without_collecting)
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
@@ -92,3 +96,10 @@ def main(argv: list[str] | None = None) -> int:
 
         print(f"kueuelint: {internal_error_message(exc, 'running ' + str(args.command))}", file=sys.stderr)
         return EXIT_ERROR
+
+
+def _exit_without_collecting() -> None:
+    """At exit, what is still alive is the operating system's to free, yet the interpreter's
+    last collections would walk all of it.  Frozen objects are out of their sight.  Registered
+    before the run's own exit handlers (the CEL program cache's save), so it runs after them."""
+    gc.freeze()
