@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 import glob
 import os
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -231,9 +231,7 @@ def _apply_limit(config: Config, key: str, value: Any, where: str) -> None:
     if not isinstance(value, int) or value <= 0:
         raise ConfigError(f"{where} must be a positive integer")
     name = key.replace("-", "_")
-    values = {f.name: getattr(config.limits, f.name) for f in fields(config.limits)}
-    values[name] = value
-    config.limits = Limits(**values)
+    config.limits = config.limits._replace(**{name: value})
 
 
 def parse_kueue_version(value: Any, where: str = "kueue-version") -> tuple[int, int]:
