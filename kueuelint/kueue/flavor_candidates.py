@@ -13,7 +13,7 @@ through their attributes (``spec``, ``local_queue_for``, ``workloads``...), neve
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from kueuelint.kueue.facts import Fact, ObjectFact
 
@@ -22,9 +22,11 @@ from kueuelint.kueue.facts import Fact, ObjectFact
 SKIPPED_KINDS = ("anyscale.com/ComputeConfig", "skypilot.co/Task", "kueue.x-k8s.io/Workload")
 PODS = "pods"
 
+# The records are NamedTuples: a run that reaches this module defines them, and a dataclass
+# compiles its methods then (8 million instructions for these five).
 
-@dataclass
-class Target:
+
+class Target(NamedTuple):
     """Where a workload is queued: its LocalQueue and the ClusterQueue behind it."""
 
     local_queue: object
@@ -35,8 +37,7 @@ class Target:
         return f"ClusterQueue {cq.name} (via LocalQueue {lq.namespace}/{lq.name})"  # type: ignore[attr-defined]
 
 
-@dataclass
-class FlavorNodes:
+class FlavorNodes(NamedTuple):
     """A ResourceFlavor as the scheduler matches it: it stands in for the nodes it names."""
 
     name: str
@@ -45,8 +46,7 @@ class FlavorNodes:
     tolerations: list
 
 
-@dataclass
-class FlavorGroup:
+class FlavorGroup(NamedTuple):
     """One resource group of a ClusterQueue; ``flavors`` is None when one of them is not in the
     run (its labels and taints are unknown), ``names`` are the well-formed flavor names."""
 
@@ -59,8 +59,7 @@ class FlavorGroup:
         return PODS in self.resources or not requested.isdisjoint(self.resources)
 
 
-@dataclass
-class PodPlacement:
+class PodPlacement(NamedTuple):
     """A pod template's nodeSelector, required node affinity terms and tolerations."""
 
     node_selector: dict
@@ -72,8 +71,7 @@ class PodPlacement:
         return bool(self.node_selector or self.affinity_terms)
 
 
-@dataclass
-class QueuedPodSet:
+class QueuedPodSet(NamedTuple):
     """A pod set of a queued workload, with where it goes and what its template asks of nodes."""
 
     workload: object

@@ -80,9 +80,7 @@ def _pod_set_conflict(queued_set: QueuedPodSet) -> Conflict | None:
 
 
 def _describe(pod_set, spec, flavors, resources, target) -> Conflict:
-    from dataclasses import replace
-
-    selector_only = replace(spec, affinity_terms=None)
+    selector_only = spec._replace(affinity_terms=None)
     if spec.node_selector and not any(matches_node_labels(flavor, selector_only) for flavor in flavors):
         key = _conflicting_key(spec.node_selector, flavors[0])
         path = pod_set.spec_path + ("nodeSelector",) + ((key,) if key is not None else ())
