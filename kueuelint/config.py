@@ -11,7 +11,7 @@ import glob
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from kueuelint.findings import Severity
 from kueuelint.load.limits import Limits
@@ -30,8 +30,8 @@ class ConfigError(Exception):
     """Bad configuration: reported as a usage error (exit 2)."""
 
 
-@dataclass(frozen=True)
-class ScopeSpec:
+# A NamedTuple: a frozen dataclass compiles its methods when every run defines it.
+class ScopeSpec(NamedTuple):
     """One cluster's files in a repository that holds several (``scopes:`` in the configuration).
 
     Cross-object rules resolve only inside a scope. ``paths`` are globs or folders relative to
