@@ -4,7 +4,7 @@ findings; the rules of both read this."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from kueuelint.checks.api import RuleContext
 from kueuelint.identify.objects import KObject
@@ -17,8 +17,7 @@ ELASTIC = "kueue.x-k8s.io/elastic-job"
 ELASTIC_GATE_ON = (0, 18)            # ElasticJobsViaWorkloadSlices: Beta, on
 
 
-@dataclass
-class Managed:
+class Managed(NamedTuple):
     queue: str | None
     path: tuple | None       # the queue label, when there is one
     why: str                 # "queued to 'user-queue'", for messages

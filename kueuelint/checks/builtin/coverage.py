@@ -12,7 +12,7 @@ which the gang and placement rules share.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from kueuelint.accounting.quantity import format_quantity
 from kueuelint.checks.api import RuleContext, Violation, rule, run_table
@@ -64,8 +64,7 @@ def request_location(workload, pod_set, resource: str) -> tuple:
 
 # --- which requests are uncovered -----------------------------------------------------------
 
-@dataclass
-class Uncovered:
+class Uncovered(NamedTuple):
     workload: object
     pod_set: object
     resource: str

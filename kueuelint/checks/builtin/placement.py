@@ -10,7 +10,7 @@ by kueuelint.kueue.flavor_candidates; whether one accepts it is kueuelint.kueue.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from kueuelint.checks.api import RuleContext, Violation, rule
 from kueuelint.identify.objects import KObject
@@ -36,8 +36,7 @@ NODE_LABEL_NAMES = frozenset({
     "cpu-type", "capacity-type", "lifecycle", "spot", "preemptible", "zone", "region", "arch"})
 
 
-@dataclass
-class Conflict:
+class Conflict(NamedTuple):
     """A pod set whose selector or required affinity rules out every flavor of a group."""
 
     pod_set: object

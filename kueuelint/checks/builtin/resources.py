@@ -8,7 +8,7 @@ and Cohort quota syntax is the schema rule's job (KQ110); here only the sign is 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from kueuelint.accounting.quantity import format_quantity, pod_value_problem, safe_parse
 from kueuelint.checks.api import RuleContext, Violation, rule
@@ -94,8 +94,7 @@ def reserved_pods_resource(obj: KObject, ctx: RuleContext):
 
 # --- KQ320: more than the ClusterQueue could ever hold ---------------------------------------------
 
-@dataclass
-class Bound:
+class Bound(NamedTuple):
     """The most a ClusterQueue could ever hold of one flavor/resource, and why."""
 
     amount: int
@@ -164,8 +163,7 @@ def gang_exceeds_quota(obj: KObject, ctx: RuleContext):
                 yield Violation(path=path, args={"detail": detail, "target": target.describe()})
 
 
-@dataclass
-class _Need:
+class _Need(NamedTuple):
     """One pod set's demand on one resource group."""
 
     pod_set: object

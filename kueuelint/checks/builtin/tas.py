@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from kueuelint.checks.api import RuleContext, Violation, rule
 from kueuelint.checks.managed import Managed, elastic, managed
@@ -41,8 +41,7 @@ POD_BASED = tuple(spec.key for spec in JOB_SPECS if spec.workloads_from_pods)
 SKIPPED = tuple(key for key, spec in SPECS.items() if not spec.user_templates)
 
 
-@dataclass
-class TasPodSet:
+class TasPodSet(NamedTuple):
     """One pod set's TAS annotations and where they are written."""
 
     pod_set: object
@@ -268,8 +267,7 @@ def _divisor_near(count: int, size: int) -> int:
 
 # --- KQ652: the requested level must exist in a TAS flavor's Topology ---------------------------------
 
-@dataclass
-class TasFlavor:
+class TasFlavor(NamedTuple):
     cluster_queue: KObject
     flavor: KObject
     topology: KObject
