@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import NamedTuple
 
 from kueuelint.accounting.quantity import exact_arithmetic, pod_value_problem, safe_parse, to_kueue_units
 
@@ -368,8 +369,7 @@ STRATEGY_REPLACE = "Replace"
 IGNORE_UNDECLARED = "IgnoreUndeclared"
 
 
-@dataclass(frozen=True)
-class Transformation:
+class Transformation(NamedTuple):
     input: str
     strategy: str                        # Retain | Replace
     outputs: dict[str, Decimal]          # output resource -> factor per unit of input

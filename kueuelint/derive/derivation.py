@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from kueuelint.accounting.requests import ResourcesConfig, pod_requests
 from kueuelint.derive.model import PodSet, Workload
@@ -37,8 +38,7 @@ class _Subject:
         return dig(self.data, *path, default=default)
 
 
-@dataclass(frozen=True)
-class _Rewrite:
+class _Rewrite(NamedTuple):
     """Where a field of a (possibly synthesized) pod spec really lives in the object.
 
     ``keep_rest`` appends what follows ``prefix``; otherwise every path under ``prefix``

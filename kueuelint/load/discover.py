@@ -7,7 +7,7 @@ import glob
 import os
 import stat
 import sys
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from kueuelint.load.limits import Limits
 from kueuelint.load.source import LoadedFile, LoadProblem, SourceFile, decode, parse_text
@@ -19,8 +19,7 @@ INTERNAL_ERROR = "internal-error"   # problem kind: reported as the run's intern
 MISSING_PATH = "missing-path"       # problem kind: a path or pattern that matches no file
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
     path: str            # "-" for stdin
     explicit: bool       # named by the user: read whatever its suffix
 

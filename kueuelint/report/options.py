@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from kueuelint import __version__
 
 
-@dataclass(frozen=True, kw_only=True)
-class ReportOptions:
+class ReportOptions(NamedTuple):    # made with keywords
     color: bool = False
     show_source: bool = True
     statistics: bool = False
