@@ -31,8 +31,14 @@ def read_marshal(path: str | os.PathLike | None):
         return None
     try:
         with open(path, "rb") as handle:
-            return marshal.load(handle)
-    except (OSError, EOFError, ValueError, TypeError):
+            blob = handle.read()
+    except OSError:
+        return None
+    try:
+        # from bytes: marshal.load(file) asks the file for every value's bytes separately,
+        # a hundred times slower (25 M instructions for the 180 kB rule index)
+        return marshal.loads(blob)
+    except (EOFError, ValueError, TypeError):
         return None
 
 

@@ -60,11 +60,13 @@ def test_a_changed_file_is_parsed_again_alone(cache_home, tmp_path):
     assert values[1] == {"text": "value: changed, longer\n"}
 
 
-def test_a_corrupt_cache_file_costs_only_a_parse(cache_home, tmp_path):
+@pytest.mark.parametrize("damage", [lambda blob: b"\x00garbage", lambda blob: blob[:len(blob) // 2]],
+                         ids=["garbage", "cut short"])
+def test_a_corrupt_cache_file_costs_only_a_parse(cache_home, tmp_path, damage):
     paths = sorted(_rules_dir(tmp_path).iterdir())
     rule_file_data(paths, _counting_parser([]))
     for cached in cache_home.glob("rules-*.marshal"):
-        cached.write_bytes(b"\x00garbage")
+        cached.write_bytes(damage(cached.read_bytes()))
     calls: list = []
     assert rule_file_data(paths, _counting_parser(calls))[0] == {"text": "value: 1\n"}
     assert len(calls) == 2
