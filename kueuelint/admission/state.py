@@ -207,8 +207,15 @@ class State:
             key, entry = workload.key, (workload.preemption_rank(), next(counter), workload)
             for fr, amount in workload.usage.items():
                 if amount > 0:
-                    by_resource.setdefault(fr, {})[key] = entry
-                    ranked.setdefault(fr, []).append(entry)
+                    # get, not setdefault: setdefault would build a new empty container
+                    # for each of the snapshot's tens of thousands of usage entries
+                    keyed, listed = by_resource.get(fr), ranked.get(fr)
+                    if keyed is None:
+                        keyed = by_resource[fr] = {}
+                    if listed is None:
+                        listed = ranked[fr] = []
+                    keyed[key] = entry
+                    listed.append(entry)
         if merge:
             for entries in ranked.values():
                 entries.sort()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from functools import lru_cache
+from typing import Any
 
 from kueuelint.accounting.quantity import safe_parse, to_kueue_units
 from kueuelint.accounting.requests import adjusted_container, container_defaults, greater_keys, limit_range_bounds
@@ -275,7 +276,8 @@ def admitted_from_workload(obj, priorities: Priorities) -> Admitted | None:
     usage: dict = {}
     assignments = admission.get("podSetAssignments")
     if isinstance(assignments, list):
-        reclaimable = _reclaimable(status.get("reclaimablePods"))
+        listed = status.get("reclaimablePods")
+        reclaimable = _reclaimable(listed) if listed else None
         for assignment in assignments:
             if isinstance(assignment, dict):
                 _add_assignment_usage(assignment, reclaimable.get(str(assignment.get("name")), 0) if reclaimable else 0,
@@ -290,9 +292,12 @@ def admitted_from_workload(obj, priorities: Priorities) -> Admitted | None:
     reserved_at = _epoch_of_text(reserved_text) if isinstance(reserved_text, str) and reserved_text \
         else epoch(reserved_text)
     spec = data.get("spec")
-    return Admitted(f"{obj.namespace}/{obj.name}", cq, spec_priority(spec if isinstance(spec, dict) else {}, priorities),
-                    usage, reserved_at or created, created, str(metadata.get("uid") or obj.name),
-                    evicted is not None and evicted.get("status") == "True")
+    spec = spec if isinstance(spec, dict) else {}
+    priority = spec.get("priority")     # a Workload's own number, else its class (spec_priority)
+    if type(priority) is not int:
+        priority = spec_priority(spec, priorities)
+    return Admitted(f"{obj.namespace}/{obj.name}", cq, priority, usage, reserved_at or created, created,
+                    str(metadata.get("uid") or obj.name), evicted is not None and evicted.get("status") == "True")
 
 
 def _reclaimable(listed) -> dict[str, int] | None:
@@ -311,20 +316,39 @@ def _add_assignment_usage(assignment: dict, reclaimable: int, usage: dict) -> No
         return
     count = assignment.get("count")
     scale = count if reclaimable and isinstance(count, int) and count > 0 else 0
+    known = _USAGE_OF_TEXT.get
     for resource, value in resource_usage.items():
         flavor = flavors.get(resource)
         if not flavor:
             continue
+        found: Any
         try:
-            found = _recorded_usage(flavor, resource, value)
+            found = known((flavor, resource, value), _UNSEEN)
         except TypeError:       # unhashable junk: read it uncached
             found = _recorded_usage.__wrapped__(flavor, resource, value)
+        if found is _UNSEEN:
+            found = _usage_entry(flavor, resource, value)
         if found is None:
             continue
         fr, amount = found
         if scale:
             amount = amount * max(0, scale - reclaimable) // scale
         usage[fr] = usage.get(fr, 0) + amount
+
+
+# (flavor, resource, value) -> what ``_recorded_usage`` gives, for entries that are all text:
+# the snapshot's tens of thousands of repeats are answered by one dictionary look-up, without
+# the cache's call and its typed key. Only text is stored, so a look-up by an equal number
+# (1 and 1.0, which ``_recorded_usage`` keeps apart) never finds another type's answer.
+_USAGE_OF_TEXT: dict[tuple, tuple[FR, int] | None] = {}
+_UNSEEN = object()
+
+
+def _usage_entry(flavor, resource, value) -> tuple[FR, int] | None:
+    found = _recorded_usage(flavor, resource, value)
+    if type(flavor) is str and type(resource) is str and type(value) is str and len(_USAGE_OF_TEXT) < 65536:
+        _USAGE_OF_TEXT[flavor, resource, value] = found
+    return found
 
 
 @lru_cache(maxsize=65536, typed=True)
