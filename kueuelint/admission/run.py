@@ -110,7 +110,11 @@ def _snapshot_workloads(inventory, incoming: list, priorities: Priorities, progr
             continue
         state_now, queue = standing(obj)
         if state_now == HOLDS and queue is not None:
-            unread.setdefault(queue, []).append(obj)
+            listed = unread.get(queue)     # not setdefault: a new empty list per holder
+            if listed is None:
+                unread[queue] = [obj]
+            else:
+                listed.append(obj)
         elif state_now == WAITS:
             pending += _with_stand_in_uid(_pending_of(obj, inventory, priorities, len(pending)), obj, positions)
     return pending, unread, positions
@@ -177,7 +181,7 @@ def _pending_of(obj, inventory, priorities: Priorities, seq: int) -> list[Pendin
     queue = spec.get("queueName")
     records = []
     for derived in workloads_of(obj, inventory):
-        limit_ranges = list(inventory.limit_ranges(derived.namespace or obj.namespace or "default"))
+        limit_ranges = inventory.limit_ranges(derived.namespace or obj.namespace or "default")  # a new list
         made = pending_from_derived(obj, derived, seq + len(records), priorities, priority, limit_ranges)
         if isinstance(queue, str) and queue:
             for record in made:

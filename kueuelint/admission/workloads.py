@@ -11,6 +11,7 @@ from kueuelint.accounting.requests import adjusted_container, container_defaults
 from kueuelint.accounting.quota import FR, flavor_resource
 from kueuelint.admission.model import Admitted, Pending, PodSetSpec, as_dict, as_list
 from kueuelint.admission.tas import topology_request
+from kueuelint.identify.objects import dig
 
 PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
 # Jobs named on the command line without a creation time come after everything in the snapshot.
@@ -95,6 +96,8 @@ def resource_violation(pod_sets, limit_ranges: list) -> str | None:
     """Kueue's message when the scheduler refuses the pod templates (``ValidateAdmissibility``):
     a container whose requests exceed its limits once LimitRange defaults are applied, else a
     container outside the LimitRange's max or min."""
+    if not limit_ranges and not _any_limits(pod_sets):
+        return None     # the usual workload: nothing to compare (checked for every pending one)
     defaults = container_defaults(limit_ranges) if limit_ranges else None
     bounds = limit_range_bounds(limit_ranges) if limit_ranges else ({}, {})
     over_limits: list[str] = []
@@ -115,6 +118,23 @@ def resource_violation(pod_sets, limit_ranges: list) -> str | None:
     if out_of_range:
         return f"resources didn't satisfy LimitRange constraints: {_aggregate(out_of_range)}"
     return None
+
+
+def _any_limits(pod_sets) -> bool:
+    """Does a container of ``pod_sets`` state limits? (``_has_limits`` over them all, spelled out.)"""
+    for pod_set in pod_sets:
+        template = pod_set.template
+        spec = template.get("spec") if isinstance(template, dict) else None
+        if not isinstance(spec, dict):
+            continue
+        for key in ("initContainers", "containers"):
+            listed = spec.get(key)
+            if isinstance(listed, list):
+                for container in listed:
+                    resources = container.get("resources") if isinstance(container, dict) else None
+                    if isinstance(resources, dict) and resources.get("limits"):
+                        return True
+    return False
 
 
 def _has_limits(container: dict) -> bool:
@@ -160,10 +180,10 @@ def pending_from_derived(obj, derived, seq: int, priorities: Priorities,
     """Pending records for one derived workload (several for per-pod kinds like Deployments);
     ``priority`` when the object states it (a Workload), else from the priority classes;
     ``limit_ranges``: the LimitRanges of its namespace."""
-    reclaimable = _reclaimable(mapping_at(obj, "status").get("reclaimablePods")) or {}
+    reclaimable = _reclaimable(mapping_at(obj, "status").get("reclaimablePods"))
     # Finished pods of a pending Workload need no quota (Kueue's podSetsCountsAfterReclaim).
-    pod_sets = [pod_set_spec(ps.name, ps.count - min(max(0, reclaimable.get(ps.name, 0)), ps.count),
-                             ps.min_count, ps.requests, ps.template, _stated_topology(obj, ps))
+    pod_sets = [pod_set_spec(ps.name, ps.count - min(max(0, reclaimable.get(ps.name, 0)), ps.count) if reclaimable
+                             else ps.count, ps.min_count, ps.requests, ps.template, _stated_topology(obj, ps))
                 for ps in derived.pod_sets]
     if priority is None:
         priority = priorities.resolve(derived.priority_class, _pod_priority_class(derived.pod_sets))
@@ -189,7 +209,7 @@ def _stated_topology(obj, pod_set) -> object:
     path = pod_set.template_path
     if not path or path[-1] != "template":
         return None
-    return obj.get(*path[:-1], "topologyRequest")
+    return dig(obj.doc.data, *path[:-1], "topologyRequest")     # obj.get without its call
 
 
 def _object_name(obj, metadata: dict, seq: int) -> str:
@@ -234,7 +254,7 @@ def standing(obj) -> tuple[str | None, str | None]:
     if not isinstance(data, dict):
         return WAITS, None
     spec = data.get("spec")
-    if isinstance(spec, dict) and "active" in spec and spec["active"] is False:
+    if isinstance(spec, dict) and spec.get("active") is False:
         return None, None
     status = data.get("status")
     if not isinstance(status, dict):
