@@ -93,20 +93,33 @@ def _simulate(inventory, incoming: list, max_cycles: int | None, jobs: int | Non
     return result
 
 
+class _Positions:
+    """Where each Workload object (incoming ones too) stands in the input, worked out on the
+    first question: only a workload without a UID asks (kubectl writes every Workload's)."""
+
+    def __init__(self, workloads: list) -> None:
+        self._workloads = workloads
+        self._by_id: dict[int, int] | None = None
+
+    def get(self, obj) -> int | None:
+        if self._by_id is None:
+            self._by_id = {id(workload): number for number, workload in enumerate(self._workloads)}
+        return self._by_id.get(id(obj))
+
+
 def _snapshot_workloads(inventory, incoming: list, priorities: Priorities, progress: Callable[[str], None]
-                        ) -> tuple[list[Pending], dict[str, list], dict[int, int]]:
+                        ) -> tuple[list[Pending], dict[str, list], _Positions]:
     """The snapshot's pending workloads, its holders' Workloads per queue, and where each
-    Workload object (incoming ones too) stands in the input (id -> position)."""
+    Workload object stands in the input."""
     incoming_ids = {id(obj) for obj in incoming}
     pending: list[Pending] = []
     unread: dict[str, list] = {}
-    positions: dict[int, int] = {}
     workloads = inventory.of_kind(WORKLOAD_KEY)
+    positions = _Positions(list(workloads))      # as they stand now, should the inventory grow
     for number, obj in enumerate(workloads):
         if number % PROGRESS_EVERY == 0:
             progress(f"reading Workloads: {number:,}/{len(workloads):,}")
-        positions[id(obj)] = number
-        if id(obj) in incoming_ids:
+        if incoming_ids and id(obj) in incoming_ids:
             continue
         state_now, queue = standing(obj)
         if state_now == HOLDS and queue is not None:
@@ -120,18 +133,18 @@ def _snapshot_workloads(inventory, incoming: list, priorities: Priorities, progr
     return pending, unread, positions
 
 
-def _stand_in_uid(obj, positions: dict[int, int]) -> str | None:
+def _stand_in_uid(obj, positions: _Positions) -> str | None:
     """A UID for a Workload written without one, or None when it has one (or is no Workload).
     Kueue breaks ties between preemption candidates (same priority, admitted in the same
     second) by UID; an API server would have numbered them in the order they were created,
     which is the order of the input, so the position comes first."""
-    position = positions.get(id(obj))
-    if position is None or mapping_at(obj, "metadata").get("uid"):
+    if mapping_at(obj, "metadata").get("uid"):
         return None
-    return f"{position:09d}-{obj.namespace}-{obj.name}"
+    position = positions.get(obj)
+    return None if position is None else f"{position:09d}-{obj.namespace}-{obj.name}"
 
 
-def _with_stand_in_uid(records: list[Pending], obj, positions: dict[int, int]) -> list[Pending]:
+def _with_stand_in_uid(records: list[Pending], obj, positions: _Positions) -> list[Pending]:
     uid = _stand_in_uid(obj, positions)
     if uid is not None:
         for record in records:
@@ -139,7 +152,7 @@ def _with_stand_in_uid(records: list[Pending], obj, positions: dict[int, int]) -
     return records
 
 
-def _holder_reader(priorities: Priorities, holders: dict, positions: dict[int, int]
+def _holder_reader(priorities: Priorities, holders: dict, positions: _Positions
                    ) -> Callable[[object], Admitted | None]:
     """Makes a holder's record, noting its Workload in ``holders`` for a requeue."""
     def read(obj) -> Admitted | None:
