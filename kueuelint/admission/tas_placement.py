@@ -67,6 +67,14 @@ def place(flavor: TasFlavor, ask: PodSetAsk, used: dict[str, dict[str, int]] | N
     return _assignment(flavor, _descend(flavor, plan, tree, chosen, fit_level, ask.count), tree), ""
 
 
+def pods_placed(ask: PodSetAsk) -> int:
+    """The pods a placement of ``ask`` holds: whole slices only (``count // size`` of them, as
+    Kueue counts them), every pod without slices."""
+    request = ask.request
+    size = request.slice_size if request is not None and request.slice_level else 1
+    return ask.count if size is None or size <= 1 else ask.count // size * size
+
+
 def _plan(flavor: TasFlavor, request: TopologyRequest | None) -> Plan | str:
     slice_size = request.slice_size if request is not None and request.slice_level else 1
     if slice_size is None or slice_size <= 0:

@@ -14,7 +14,7 @@ from kueuelint.accounting.quota import flavor_resource
 from kueuelint.admission.model import FIT, NO_FIT, PREEMPT, as_dict, as_list
 from kueuelint.admission.nodes import pod_usage, read_nodes
 from kueuelint.admission.tas import NO_NODES, PodSetAsk, Placement, TasFlavor, build_flavor
-from kueuelint.admission.tas_placement import place
+from kueuelint.admission.tas_placement import place, pods_placed
 from kueuelint.admission.tas_counts import counts_for, leaves_changed, shape_of
 
 WORKLOAD_KEY = "kueue.x-k8s.io/Workload"
@@ -101,9 +101,9 @@ class Topologies:
         if not self.preemptor:
             return True
         self._settle()
-        # Fewer free slots in the whole flavor than pods asked: no placement can succeed.
+        # Fewer free slots in the whole flavor than pods placed: no placement can succeed.
         for flavor, ask, _ in self.preemptor:
-            if counts_for(flavor, ask, self.usage.get(flavor.usage_bucket, {}), {}).total < ask.count:
+            if counts_for(flavor, ask, self.usage.get(flavor.usage_bucket, {}), {}).total < pods_placed(ask):
                 return False
         return self._place_all(self.preemptor, self.usage, keep=False) is None
 
