@@ -21,6 +21,10 @@ WORKLOAD_KEY = "kueue.x-k8s.io/Workload"
 Usage = dict[str, dict[str, dict[str, int]]]     # bucket -> leaf key -> resource -> amount
 
 
+def _has_negative(used: Usage) -> bool:
+    return any(amount < 0 for leaves in used.values() for amounts in leaves.values() for amount in amounts.values())
+
+
 def add_usage(into: dict[str, dict[str, int]], leaves: dict[str, dict[str, int]], sign: int) -> None:
     for leaf, amounts in leaves.items():
         mine = into.setdefault(leaf, {})
@@ -41,6 +45,10 @@ class Topologies:
         self.held: dict[str, Usage] = {}          # workload key -> its usage, in the same shape
         self._reserved: list[Usage] = []          # for the current cycle only
         self.preemptor: list = []                 # asks of the workload looking for victims
+        self._preemptor_fits_as_is: bool | None = None    # with no candidate set aside
+        # Kueue units are never negative, so setting a workload aside only frees room; were
+        # one negative, the short cuts that rely on it are not taken (``_monotone``).
+        self._negative_usage = False
         self._aside: set[str] = set()             # its candidates, counted as gone
         # Candidates set aside (True) or put back (False) whose nodes are not yet charged: a
         # preemption search takes out many candidates before their nodes are looked at, and
@@ -69,6 +77,7 @@ class Topologies:
         if not used:        # no TAS pod set: nothing to charge, ever
             return
         self.held[key] = used
+        self._negative_usage = self._negative_usage or _has_negative(used)
         self._charge(used, 1)
 
     def release(self, key: str) -> None:
@@ -98,7 +107,7 @@ class Topologies:
     def preemptor_fits(self) -> bool:
         """Would the preemptor's TAS pod sets be placed with the candidates set aside so far?
         (Kueue's ``workloadFits`` during a preemption search.)"""
-        if not self.preemptor:
+        if not self.preemptor or self._fits_as_is():
             return True
         self._settle()
         # Fewer free slots in the whole flavor than pods placed: no placement can succeed.
@@ -107,15 +116,40 @@ class Topologies:
                 return False
         return self._place_all(self.preemptor, self.usage, keep=False) is None
 
+    def _fits_as_is(self) -> bool:
+        """Whether the preemptor is placed with none of the candidates set aside. Then it is
+        with any of them: setting aside only frees room (usage is never negative), and whether
+        a pod set can be placed depends on its room alone, never shrinking as the room grows.
+        Pod sets sharing nodes are placed one after another, which a greedy choice can spoil:
+        for those the answer is never taken from here. Worked out once per search, before
+        anything set aside is charged, which then never needs to be."""
+        if self._preemptor_fits_as_is is None:
+            self._preemptor_fits_as_is = self._monotone(self.preemptor) and self._fits_with_none_aside()
+        return self._preemptor_fits_as_is
+
+    def _monotone(self, asks) -> bool:
+        return not self._negative_usage and len({flavor.usage_bucket for flavor, _, _ in asks}) == len(asks) \
+            and all(amount >= 0 for _, ask, _ in asks for amount in ask.per_pod.values())
+
+    def _fits_with_none_aside(self) -> bool:
+        aside = list(self._aside)
+        for key in aside:
+            self.set_aside(key, False)
+        try:
+            return self._place_all(self.preemptor, self.usage, keep=False) is None
+        finally:
+            for key in aside:
+                self.set_aside(key, True)
+
     def targets(self, cq, workload, assignment, find) -> list:
         """Run ``find`` (the preemption search) with the workload's TAS pod sets to fit; when it
         finds victims, place the pod sets as if they were gone (``updateAssignmentForTAS``)."""
         asks = self._asks(cq, workload, assignment) if self.has_nodes else []
-        self.preemptor = asks
+        self.preemptor, self._preemptor_fits_as_is = asks, None
         try:
             found = find()
         finally:
-            self.preemptor = []
+            self.preemptor, self._preemptor_fits_as_is = [], None
         if found and asks:
             for target in found:
                 self.set_aside(target.workload.key, True)
@@ -295,6 +329,8 @@ class Topologies:
         counted as preempted?"""
         if not any(isinstance(result.topology, Placement) for result in assignment.pod_sets):
             return True
+        if not self._negative_usage and self._placements_fit(workload, assignment):
+            return True     # setting the gone aside would only add room
         aside = [key for key in gone if key not in self._aside]
         for key in aside:
             self.set_aside(key, True)
