@@ -86,7 +86,8 @@ class TasFlavor:
     leaf_of: dict[str, Domain] = field(default_factory=dict)          # leaf key -> leaf
     free: dict[str, dict[str, int]] = field(default_factory=dict)     # leaf key -> capacity
     counts: dict[tuple, object] = field(default_factory=dict)         # shape -> tas_counts.Counts
-    changed: list[str] = field(default_factory=list)                  # leaf keys, as usage changes
+    # (leaf key -> amounts, +1 or -1) as usage changes (tas_counts.usage_changed)
+    changed: list[tuple[dict[str, dict[str, int]], int]] = field(default_factory=list)
 
     @property
     def by_host(self) -> bool:

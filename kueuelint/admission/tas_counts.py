@@ -5,7 +5,7 @@ Counting every node for every head would cost a pass over thousands of nodes per
 decision. The counts depend only on the pod shape (requests, tolerations, node selector,
 affinity) and on each node's remaining room, so they are kept per shape on the flavor. A
 change of usage on a node (an admission, a preemption, a reservation, a candidate set aside)
-is noted on the flavor (``leaves_changed``); kept counts catch up with the notes when next
+is noted on the flavor (``usage_changed``); kept counts catch up with the notes when next
 asked for, recounting those nodes and their ancestors only. Counts with every TAS workload
 gone (Kueue's simulate-empty) never change. The nodes are also kept in order of their counts,
 so that a placement at the node level finds its node by bisection (tas._fit_level).
@@ -116,17 +116,29 @@ def counts_for(flavor: TasFlavor, ask: PodSetAsk, used: dict[str, dict[str, int]
     return found
 
 
-def leaves_changed(flavor: TasFlavor, keys) -> None:
-    """The TAS usage of these leaves changed: noted for the kept counts to catch up with."""
-    leaf_of = flavor.leaf_of
-    flavor.changed.extend(key for key in keys if key in leaf_of)
+def usage_changed(flavor: TasFlavor, leaves: dict[str, dict[str, int]], sign: int) -> None:
+    """Usage ``leaves`` (leaf key -> amounts) was added (sign 1) or taken away (-1) on the
+    flavor's nodes: noted for the kept counts to catch up with. The same dict stands for the
+    same amounts every time it is charged (it is never changed once charged), so a charge and
+    its undoing cancel out in ``_catch_up``."""
+    flavor.changed.append((leaves, sign))
 
 
 def _catch_up(flavor: TasFlavor, counts: Counts, used: dict[str, dict[str, int]]) -> None:
+    """Recount the leaves whose usage changed since the counts were last brought up to date.
+    A cycle's reservations are taken back at its end, and a preemption search sets aside and
+    puts back the same candidates: most notes cancel out, and their leaves need no recount."""
+    net: dict[int, list] = {}
+    for leaves, sign in flavor.changed[counts.seen:]:
+        known = net.get(id(leaves))
+        if known is None:
+            net[id(leaves)] = [leaves, sign]
+        else:
+            known[1] += sign
     leaf_of, free, feasible = flavor.leaf_of, flavor.free, counts.feasible
-    for key in set(flavor.changed[counts.seen:]):
-        leaf = leaf_of[key]
-        if leaf in feasible:
+    for key in {key for leaves, sign in net.values() if sign for key in leaves}:
+        leaf = leaf_of.get(key)
+        if leaf is not None and leaf in feasible:
             counts.refresh(leaf, free[key], used.get(key))
     counts.seen = len(flavor.changed)
 

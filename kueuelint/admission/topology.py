@@ -15,7 +15,7 @@ from kueuelint.admission.model import FIT, NO_FIT, PREEMPT, as_dict, as_list
 from kueuelint.admission.nodes import pod_usage, read_nodes
 from kueuelint.admission.tas import NO_NODES, PodSetAsk, Placement, TasFlavor, build_flavor
 from kueuelint.admission.tas_placement import place, pods_placed
-from kueuelint.admission.tas_counts import counts_for, leaves_changed, shape_of
+from kueuelint.admission.tas_counts import counts_for, shape_of, usage_changed
 
 WORKLOAD_KEY = "kueue.x-k8s.io/Workload"
 Usage = dict[str, dict[str, dict[str, int]]]     # bucket -> leaf key -> resource -> amount
@@ -180,7 +180,7 @@ class Topologies:
             mine = self.usage.setdefault(bucket, {})
             add_usage(mine, leaves, sign)
             for flavor in self._bucket_flavors.get(bucket, ()):
-                leaves_changed(flavor, leaves)
+                usage_changed(flavor, leaves, sign)
 
     # --- what Kueue asks of a flavor and a pod set -----------------------------------------
 
