@@ -62,7 +62,7 @@ def _request(required, preferred, unconstrained, slice_level, slice_size) -> Top
 # --- the topology tree of one flavor ----------------------------------------------------------
 
 class Domain:
-    __slots__ = ("values", "children", "parent", "node", "key")
+    __slots__ = ("values", "children", "parent", "node", "key", "rank")
 
     def __init__(self, values: tuple[str, ...], parent: Domain | None) -> None:
         self.values = values
@@ -70,6 +70,7 @@ class Domain:
         self.parent = parent
         self.node = None           # the Node of a leaf, when the lowest level is the hostname
         self.key = ""              # a leaf's domain ID, under which its usage is kept
+        self.rank = 0              # a leaf's place among the leaves in order of values
 
 
 @dataclass
@@ -83,6 +84,7 @@ class TasFlavor:
     tolerations: list
     levels_by_depth: list[dict[tuple, Domain]] = field(default_factory=list)
     leaves: list[Domain] = field(default_factory=list)
+    by_rank: list[Domain] = field(default_factory=list)               # the leaves in order of values
     leaf_of: dict[str, Domain] = field(default_factory=dict)          # leaf key -> leaf
     free: dict[str, dict[str, int]] = field(default_factory=dict)     # leaf key -> capacity
     counts: dict[tuple, object] = field(default_factory=dict)         # shape -> tas_counts.Counts
@@ -142,6 +144,9 @@ def build_flavor(name: str, topology: str, levels: tuple[str, ...], node_labels:
         if all(node.labels.get(k) == str(v) for k, v in node_labels.items()) and all(
                 level in node.labels for level in levels):
             flavor.add_node(node)
+    flavor.by_rank = sorted(flavor.leaves, key=lambda leaf: leaf.values)
+    for rank, leaf in enumerate(flavor.by_rank):
+        leaf.rank = rank
     return flavor
 
 

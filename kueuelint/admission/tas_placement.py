@@ -194,38 +194,41 @@ def _fit_level(flavor: TasFlavor, level_index: int, count: int, plan: Plan, tree
 
 def _fit_nodes(flavor: TasFlavor, count: int, plan: Plan, tree: _Tree, stats) -> tuple[int, list[Domain]] | str:
     """``_fit_level`` at the node level, one pod per slice, read from the nodes kept in order
-    of their counts: the same answers, found by bisection."""
-    ordered, level = tree.counts.ordered, len(flavor.levels) - 1
-    first = bisect_left(ordered, (count,))
+    of their counts (``Counts.ordered``): the same answers, found by bisection."""
+    ordered, span, level = tree.counts.ordered, tree.counts.span, len(flavor.levels) - 1
+    first = bisect_left(ordered, count * span)
     if first < len(ordered):
-        return level, [ordered[first][2]]
+        return level, [flavor.by_rank[ordered[first] % span]]
     if plan.required:
-        return _not_fit(flavor, ordered[-1][0] if ordered else 0, count, 1, stats)
+        return _not_fit(flavor, ordered[-1] // span if ordered else 0, count, 1, stats)
     if level > 0 and not plan.unconstrained:
         return _fit_level(flavor, level - 1, count, plan, tree, stats)
     if tree.counts.total < count:
         return _not_fit(flavor, tree.counts.total, count, 1, stats)
-    return level, _greedy_nodes(ordered, count, plan.unconstrained)
+    return level, _greedy_nodes(flavor.by_rank, ordered, span, count, plan.unconstrained)
 
 
-def _greedy_nodes(ordered: list[tuple], count: int, unconstrained: bool) -> list[Domain]:
+def _greedy_nodes(by_rank: list[Domain], ordered: list[int], span: int, count: int,
+                  unconstrained: bool) -> list[Domain]:
     """``_greedy`` over nodes kept in order of (pods, name); their room is known to suffice."""
     chosen, remaining = [], count
     if unconstrained:       # fewest pods first
-        for pods, _, leaf in ordered[bisect_left(ordered, (1,)):]:
-            chosen.append(leaf)
-            remaining -= pods
+        for entry in ordered[bisect_left(ordered, span):]:
+            chosen.append(by_rank[entry % span])
+            remaining -= entry // span
             if remaining <= 0:
                 break
         return chosen
     taken: set = set()
     end = len(ordered)
     while True:             # most pods first, by name among equals
-        start = bisect_left(ordered, (ordered[end - 1][0],))
-        for pods, _, leaf in ordered[start:end]:
+        start = bisect_left(ordered, ordered[end - 1] // span * span)
+        for entry in ordered[start:end]:
+            pods, leaf = entry // span, by_rank[entry % span]
             if pods >= remaining:
                 # Kueue's best fit over the rest: the fewest pods that hold what is left
-                chosen.append(next(e[2] for e in ordered[bisect_left(ordered, (remaining,)):] if e[2] not in taken))
+                rest = ordered[bisect_left(ordered, remaining * span):]
+                chosen.append(next(by_rank[e % span] for e in rest if by_rank[e % span] not in taken))
                 return chosen
             chosen.append(leaf)
             taken.add(leaf)
