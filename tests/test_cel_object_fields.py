@@ -1,23 +1,48 @@
-"""CEL rules get only the top-level fields of ``object`` they read, and all of it otherwise."""
+"""CEL rules get only the parts of ``object`` they read, and all of it otherwise."""
 
 import pytest
 from conftest import run_cli
 
-from kueuelint.checks.cel_rules import object_fields
+from kueuelint.checks.cel_rules import merged_paths, object_paths, pruned
 
-
-@pytest.mark.parametrize("source, fields", [
-    ("has(object.metadata) && 'a' in object.metadata.labels", {"metadata"}),
-    ("object.spec.parallelism > 1 || object . kind == 'Job'", {"spec", "kind"}),
+# A tree of the fields read: None is a whole value, {} only whether the field is there (and
+# its type), and an object_paths of None the whole object.
+@pytest.mark.parametrize("source, paths", [
+    ("has(object.metadata) && 'a' in object.metadata.labels", {"metadata": {"labels": None}}),
+    ("object.spec.parallelism > 1 || object . kind == 'Job'", {"spec": {"parallelism": None}, "kind": None}),
+    ("type(object.spec) == map && object.spec.template.spec.containers.all(c, has(c.image))",
+     {"spec": {"template": {"spec": {"containers": None}}}}),   # a macro reads the list whole
+    ("object.apiVersion.startsWith('batch/')", {"apiVersion": None}),   # a method reads it whole
+    ("dyn(object.spec).x == 1", {"spec": None}),         # passed to a function: whole
+    ("object.spec.x.?y.orValue(1) == 1", {"spec": {"x": None}}),
+    ("has(object.spec.x) && object.spec == {}", {"spec": None}),
+    ("object.metadata.name == 'object.spec'", {"metadata": {"name": None}}),   # a string is no read
     ("size(object) > 2", None),                          # passed to a function
     ("object['spec'].parallelism > 1", None),            # indexed
     ("object.exists(k, k == 'spec')", None),             # a macro over its keys
     ("object.?spec.orValue({}) == {}", None),            # optional selection
-    ("object.metadata.name == 'object'", None),          # the word in a string: assume all
-    ("workloads.size() == 1", set()),                    # does not read object at all
+    ("workloads.map(object, object.name) == []", None),  # a variable of its own
+    ("workloads.size() == 1", {}),                       # does not read object at all
 ])
-def test_fields_read_from_object(source, fields):
-    assert object_fields(source) == (None if fields is None else frozenset(fields))
+def test_parts_read_from_object(source, paths):
+    assert object_paths(source) == paths
+
+
+def test_the_parts_of_several_rules_are_merged():
+    labels = object_paths("has(object.metadata.labels) && has(object.spec.a)")
+    spec = object_paths("object.spec.a.b == 1 && object.spec.c == 2")
+    assert merged_paths(labels, spec) == {"metadata": {"labels": {}}, "spec": {"a": {"b": None}, "c": None}}
+    assert merged_paths(spec, object_paths("object.spec == {}")) == {"spec": None}
+    assert merged_paths(labels, None) is None
+
+
+def test_pruning_keeps_what_is_read_and_what_is_no_mapping():
+    job = {"kind": "Job", "metadata": {"name": "a", "labels": {"x": "1"}, "annotations": {"y": "2"}},
+           "spec": {"template": [1, 2], "parallelism": 3}}
+    paths = {"metadata": {"labels": None, "uid": None}, "spec": {"template": {"spec": None}}}
+    assert pruned(job, paths) == {"metadata": {"labels": {"x": "1"}}, "spec": {"template": [1, 2]}}
+    assert pruned(job, {"metadata": {}}) == {"metadata": {}}
+    assert pruned(job, None) is job
 
 
 RULE = """code: {code}
@@ -55,15 +80,17 @@ def test_rules_reading_parts_and_the_whole_object_both_see_what_they_read(tmp_pa
         ("KQ962", "spec-only", "parallel", "object.spec.parallelism < 2"),
         ("KQ963", "whole", "has four fields", "size(object) != 4"),
         ("KQ964", "indexed", "indexed", "object['spec']['parallelism'] != 3"),
+        ("KQ965", "presence", "untitled", "!(has(object.spec.template) && "
+                                          "type(object.spec.template) == map && !has(object.spec.template.metadata))"),
     ]
     for code, name, text, expression in cases:
         (rules / f"{code}-{name}.yaml").write_text(
             RULE.format(code=code, name=name, text=text, expression=expression))
     (tmp_path / "job.yaml").write_text(JOB)
-    # only rules that read named fields: the object they get holds just metadata and spec
-    assert _found(tmp_path, "[KQ961, KQ962]") == ["KQ961", "KQ962"]
+    # only rules that read named fields: the object they get holds just the parts they read
+    assert _found(tmp_path, "[KQ961, KQ962, KQ965]") == ["KQ961", "KQ962", "KQ965"]
     # with rules that read it whole, every rule gets the whole object
-    assert _found(tmp_path, "[KQ96]") == ["KQ961", "KQ962", "KQ963", "KQ964"]
+    assert _found(tmp_path, "[KQ96]") == ["KQ961", "KQ962", "KQ963", "KQ964", "KQ965"]
 
 
 def _found(tmp_path, select: str) -> list[str]:

@@ -191,23 +191,24 @@ class Checker:
     def _activation_values(self, obj: KObject, ctx: RuleContext, rules: list[RuleDef]) -> dict:
         from kueuelint.checks.cel_rules import activation_values
 
-        needs, fields = self._cel_inputs(obj.key, rules)
-        return activation_values(obj, ctx, needs, fields)
+        needs, paths = self._cel_inputs(obj.key, rules)
+        return activation_values(obj, ctx, needs, paths)
 
-    def _cel_inputs(self, kind_key: str, rules: list[RuleDef]) -> tuple[set[str], frozenset | None]:
-        """The variables, and the top-level fields of ``object`` (None: all), that the CEL
-        rules of a kind read; the same for every object of the kind."""
+    def _cel_inputs(self, kind_key: str, rules: list[RuleDef]) -> tuple[set[str], dict | None]:
+        """The variables, and the parts of ``object`` (None: all of it), that the CEL rules of
+        a kind read; the same for every object of the kind."""
         known = self._cel_inputs_by_kind.get(kind_key)
         if known is None:
+            from kueuelint.checks.cel_rules import merged_paths
+
             needs: set[str] = set()
-            fields: frozenset | None = frozenset()
+            paths: dict | None = {}
             for rule in rules:
                 if rule.implementation == "cel":
                     cel_rule = self._cel_rule(rule)
                     needs |= cel_rule.needs
-                    wanted = cel_rule.object_fields
-                    fields = None if fields is None or wanted is None else fields | wanted
-            known = self._cel_inputs_by_kind[kind_key] = (needs, fields)
+                    paths = merged_paths(paths, cel_rule.object_paths)
+            known = self._cel_inputs_by_kind[kind_key] = (needs, paths)
         return known
 
     # --- turning results into findings --------------------------------------------------
