@@ -113,9 +113,14 @@ class _RememberedMatches:
                   "NOT_FOUND": LookupError, "UNIMPLEMENTED": NotImplementedError,
                   "RESOURCE_EXHAUSTED": MemoryError}
 
-    def __init__(self) -> None:
+    # The global form of the function: a member call would be rewritten to call this helper.
+    NATIVE_SOURCE = "matches(text, pattern)"
+
+    def __init__(self, native_program) -> None:
         self._answers: dict[tuple[str, str], bool | tuple[str, str]] = {}
-        self._native = None     # (env, program) of the engine's own `matches`
+        # gives the compiled NATIVE_SOURCE, through the disk cache: parsing it costs ~1 ms
+        self._native_program = native_program
+        self._native = None     # (env, expression) of the engine's own `matches`
 
     def __call__(self, text: str, pattern: str) -> bool:
         answer = self._answers.get((text, pattern))
@@ -128,10 +133,9 @@ class _RememberedMatches:
     def _ask(self, text: str, pattern: str) -> bool | tuple[str, str]:
         """The native answer, or its error as (status, message)."""
         if self._native is None:
-            env = cel.NewEnv(variables={"text": _T.DYN, "pattern": _T.DYN})
-            self._native = env, env.compile("text.matches(pattern)")
-        env, program = self._native
-        value = program.eval(env.Activation({"text": text, "pattern": pattern}))
+            self._native = self._native_program()
+        env, expression = self._native
+        value = expression.eval(env.Activation({"text": text, "pattern": pattern}))
         if value.type() != _ERROR:
             return value.value()
         status, _, message = str(value.value()).partition(": ")
@@ -233,7 +237,7 @@ class CelExprEngine:
     def __init__(self) -> None:
         self.version = installed_version(cel.__file__, NAME)
         self._envs: dict[tuple[int, tuple[str, ...]], cel.Env] = {}
-        self._matches = _RememberedMatches()
+        self._matches = _RememberedMatches(self._native_matches)
         # "matches=1": programs cached before they called the remembering `matches` are
         # compiled again.
         self.fingerprint = fingerprint([NAME, self.version, f"check={TYPE_CHECK}", "envs=3",
@@ -248,6 +252,13 @@ class CelExprEngine:
             env = cel.NewEnv(variables=declared, extensions=extensions)
             self._envs[key] = env
         return env
+
+    def _native_matches(self) -> tuple[cel.Env, cel.Expression]:
+        from kueuelint.cel.cache import compile_cached
+
+        variables = ("pattern", "text")
+        program = compile_cached(_RememberedMatches.NATIVE_SOURCE, variables, self)
+        return self._env(variables, program.level), program._expression
 
     def compile(self, source: str, variables: Sequence[str]) -> CelExprProgram:
         level = _level(source)
