@@ -3,7 +3,8 @@
 import pytest
 from conftest import run_cli
 
-from kueuelint.checks.cel_rules import merged_paths, object_paths, pruned
+from kueuelint.cel.text import object_paths
+from kueuelint.checks.cel_rules import merged_paths, pruned
 
 # A tree of the fields read: None is a whole value, {} only whether the field is there (and
 # its type), and an object_paths of None the whole object.
@@ -98,3 +99,15 @@ def _found(tmp_path, select: str) -> list[str]:
     proc = run_cli("check", "--no-source", "-q", "job.yaml", cwd=tmp_path)
     assert "KQ009" not in proc.stdout, proc.stdout     # no rule failed on a missing field
     return sorted(line.split()[1] for line in proc.stdout.splitlines() if ": KQ96" in line)
+
+
+def test_a_rule_file_carries_the_parts_its_expressions_read():
+    from kueuelint.checks.registry import builtin_rules_dir, load_rule_dirs, load_rule_file
+
+    path = next(builtin_rules_dir().glob("queue/KQ204-*.yaml"))
+    parsed = load_rule_file(path).cel_object_paths
+    assert parsed["metadata"] == {"labels": None}       # not the annotations, not the name
+    assert parsed["spec"]["predictor"] == {"labels": None}
+    # the same tree when the parsed file comes back from the rule cache
+    assert load_rule_dirs([builtin_rules_dir()])["KQ204"].cel_object_paths == parsed
+    assert load_rule_dirs([builtin_rules_dir()])["KQ101"].cel_object_paths is None   # Python

@@ -17,6 +17,12 @@ _STRING = re.compile("|".join((r"[rRbB]*('''|\"\"\")(?:.|\n)*?\1", r"[rRbB]*'(?:
                                   r'[rRbB]*"(?:\\.|[^"\\\n])*"')))
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _BIND = re.compile(r"\bcel\s*\.\s*bind\s*\(")
+# ``object.a.b...``: a chain of field selections.  Any other use of ``object`` (indexing, a
+# macro, optional selection, passing it to a function) may read all of it.
+_OBJECT_CHAIN = re.compile(r"\bobject((?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*\b)+)")
+_OBJECT = re.compile(r"\bobject\b")
+# ``has(chain)`` and ``type(chain)`` need the last field to be there, with its type, not its content.
+_PRESENCE_OPENER = re.compile(r"(?<![\w.])(?:has|type)\s*\(\s*$")
 _OPENING, _CLOSING = "([{", ")]}"
 
 
@@ -138,3 +144,47 @@ def free_identifiers(source: str) -> set[str]:
             found.update(match.group(0) for match in _IDENTIFIER.finditer(source, start, end)
                          if not _after_dot(source, match.start()))
     return found
+
+
+def object_paths(sources: str) -> dict | None:
+    """The parts of ``object`` that the expressions read, as a tree of field names (a leaf
+    None: the whole value there; an empty dict: only whether it is there, and its type), or
+    None when they may read the whole object.  CEL converts a variable's whole value on first
+    access: for a rule that looks at the labels of a large manifest, that was most of its cost.
+    A word in a string is no read."""
+    sources = _strings_blanked(sources)
+    chains = list(_OBJECT_CHAIN.finditer(sources))
+    if len(chains) != len(_OBJECT.findall(sources)):
+        return None
+    tree: dict = {}
+    for chain in chains:
+        names = _IDENTIFIER.findall(chain.group(1))
+        rest = sources[chain.end():].lstrip()
+        if rest.startswith("("):    # a method or macro on what comes before its name
+            names.pop()
+            if not names:
+                return None
+            _add_path(tree, names, whole=True)
+        else:
+            presence = rest.startswith(")") and \
+                _PRESENCE_OPENER.search(sources, max(0, chain.start() - 20), chain.start())
+            _add_path(tree, names, whole=not presence)
+    return tree
+
+
+def _strings_blanked(source: str) -> str:
+    """``source`` with the text of its string literals blanked out, at the same offsets."""
+    return "".join(source[start:end] if is_code else "'" + " " * (end - start - 2) + "'"
+                   for start, end, is_code in code_spans(source))
+
+
+def _add_path(tree: dict, names: list[str], whole: bool) -> None:
+    node = tree
+    for name in names[:-1]:
+        if name in node and node[name] is None:
+            return          # its whole value is read already
+        node = node.setdefault(name, {})
+    if whole:
+        node[names[-1]] = None
+    else:
+        node.setdefault(names[-1], {})

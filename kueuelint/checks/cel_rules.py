@@ -31,15 +31,6 @@ VARIABLES = ("object", "workloads", "localQueue", "clusterQueue", "kueueConfig",
 _PATH_PART = re.compile(r"\.?([^.\[\]]+)|\[(\d+)\]|\[['\"]([^'\"]+)['\"]\]")
 
 
-# ``object.a.b...``: a chain of field selections.  Any other use of ``object`` (indexing, a
-# macro, optional selection, passing it to a function, the word in a string) may read all of it.
-_OBJECT_CHAIN = re.compile(r"\bobject((?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*\b)+)")
-_OBJECT = re.compile(r"\bobject\b")
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-# ``has(chain)`` and ``type(chain)`` need the last field to be there, with its type, not its content.
-_PRESENCE_OPENER = re.compile(r"(?<![\w.])(?:has|type)\s*\(\s*$")
-
-
 def parse_field_path(text: str) -> tuple:
     """``spec.resourceGroups[0].flavors`` or ``metadata.labels['a/b']`` as a path tuple."""
     parts: list = []
@@ -59,7 +50,7 @@ class CelRule:
         self.needs = {name for name in VARIABLES if name in sources}
         # the rule's options; they differ per rule, so such rules get an activation of their own
         self.params = dict(params or {}) if "params" in self.needs else None
-        self.object_paths = object_paths(sources)
+        self.object_paths = rule.cel_object_paths   # worked out when the rule file was parsed
         # Built-in rules are reviewed and tested on their fixtures: their nested macros walk the
         # pod sets of one object, which cannot grow geometrically, and a fork per object would
         # cost more than the whole rule.  The time limit below still applies to them.
@@ -211,53 +202,9 @@ def _all_sources(spec: dict):
         yield validation.get("messageExpression", "")
 
 
-def object_paths(sources: str) -> dict | None:
-    """The parts of ``object`` that the expressions read, as a tree of field names (a leaf
-    None: the whole value there; an empty dict: only whether it is there, and its type), or
-    None when they may read the whole object.  CEL converts a variable's whole value on first
-    access: for a rule that looks at the labels of a large manifest, that was most of its cost."""
-    sources = _strings_blanked(sources)
-    chains = list(_OBJECT_CHAIN.finditer(sources))
-    if len(chains) != len(_OBJECT.findall(sources)):
-        return None
-    tree: dict = {}
-    for chain in chains:
-        names = _NAME.findall(chain.group(1))
-        rest = sources[chain.end():].lstrip()
-        if rest.startswith("("):    # a method or macro on what comes before its name
-            names.pop()
-            if not names:
-                return None
-            _add_path(tree, names, whole=True)
-        else:
-            presence = rest.startswith(")") and \
-                _PRESENCE_OPENER.search(sources, max(0, chain.start() - 20), chain.start())
-            _add_path(tree, names, whole=not presence)
-    return tree
-
-
-def _strings_blanked(source: str) -> str:
-    """``source`` with the text of its string literals blanked out, at the same offsets."""
-    from kueuelint.cel.text import code_spans
-
-    return "".join(source[start:end] if is_code else "'" + " " * (end - start - 2) + "'"
-                   for start, end, is_code in code_spans(source))
-
-
-def _add_path(tree: dict, names: list[str], whole: bool) -> None:
-    node = tree
-    for name in names[:-1]:
-        if name in node and node[name] is None:
-            return          # its whole value is read already
-        node = node.setdefault(name, {})
-    if whole:
-        node[names[-1]] = None
-    else:
-        node.setdefault(names[-1], {})
-
-
 def merged_paths(one: dict | None, other: dict | None) -> dict | None:
-    """The parts read by the rules of ``one`` and of ``other`` (see object_paths)."""
+    """The parts of ``object`` read by the rules of ``one`` and of ``other`` (trees as
+    kueuelint.cel.text.object_paths gives them)."""
     if one is None or other is None:
         return None
     merged = dict(one)
@@ -270,13 +217,14 @@ def pruned(value: Any, paths: dict | None) -> Any:
     """``value`` with only the parts in ``paths``; what is no mapping is kept as it is."""
     if paths is None or not isinstance(value, dict):
         return value
-    return {name: pruned(value[name], below) for name, below in paths.items() if name in value}
+    return {name: value[name] if below is None else pruned(value[name], below)
+            for name, below in paths.items() if name in value}
 
 
 def activation_values(obj: KObject, ctx: RuleContext, needs: set[str],
                       paths: dict | None = None) -> dict[str, Any]:
     """The variables CEL rules see; only the ones some rule uses are computed, and of
-    ``object`` only the ``paths`` the rules read (see object_paths)."""
+    ``object`` only the ``paths`` the rules read (see kueuelint.cel.text.object_paths)."""
     values: dict[str, Any] = {name: None for name in VARIABLES}
     values["object"] = pruned(obj.data, paths)
     values["kueueVersion"] = {"major": ctx.kueue_version[0], "minor": ctx.kueue_version[1]}

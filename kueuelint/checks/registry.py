@@ -45,6 +45,8 @@ class RuleDef:
     options: dict[str, Any] = field(default_factory=dict)   # defaults of the rule's options
     options_schema: dict[str, Any] | None = None             # JSON Schema of the options object
     cel_expanded: dict[str, str] = field(default_factory=dict)  # CEL source -> cel.bind rewritten
+    # the parts of `object` the CEL sources read (kueuelint.cel.text.object_paths); None: all
+    cel_object_paths: dict | None = None
     vap: dict[str, Any] | None = None   # a Python rule's policy form for `export vap`, or why it has none
     _func: Any = None
 
@@ -153,27 +155,38 @@ def _read_rule_data(path: Path) -> dict:
         raise RuleFileError(f"{path}: cannot read rule file: {exc}") from None
     if not isinstance(data, dict):
         raise RuleFileError(f"{path}: a rule file must be a mapping")
-    data[EXPANDED_KEY] = _expanded_binds(data.get("cel"))
+    sources = _cel_sources(data.get("cel"))
+    if sources:
+        from kueuelint.cel.text import object_paths
+
+        data[EXPANDED_KEY] = _expanded_binds(sources)
+        data[OBJECT_PATHS_KEY] = object_paths(" ".join(sources))
     return data
 
 
-EXPANDED_KEY = "\0cel-expanded"   # not a key YAML gives; kept with the parsed file in the rule cache
+# not keys YAML gives; kept with the parsed file in the rule cache, so runs that reuse the
+# parsed file do not work them out again
+EXPANDED_KEY = "\0cel-expanded"
+OBJECT_PATHS_KEY = "\0cel-object-paths"
 
 
-def _expanded_binds(cel: Any) -> dict[str, str]:
-    """Each CEL source of the rule with cel.bind rewritten (kueuelint.cel.text.expand_binds):
-    worked out when the file is parsed, so runs that reuse the parsed file do not redo it."""
+def _cel_sources(cel: Any) -> list[str]:
     if not isinstance(cel, dict):
-        return {}
-    from kueuelint.cel.text import CelTextError, expand_binds
-
+        return []
     sources = [cel.get("match"), cel.get("violations")]
     for validation in cel.get("validations") or ():
         if isinstance(validation, dict):
             sources += [validation.get("expression"), validation.get("messageExpression")]
+    return [source for source in sources if isinstance(source, str)]
+
+
+def _expanded_binds(sources: list[str]) -> dict[str, str]:
+    """Each CEL source of the rule with cel.bind rewritten (kueuelint.cel.text.expand_binds)."""
+    from kueuelint.cel.text import CelTextError, expand_binds
+
     expanded = {}
     for source in sources:
-        if isinstance(source, str) and "bind" in source:
+        if "bind" in source:
             try:
                 expanded[source] = expand_binds(source)
             except CelTextError:
@@ -217,6 +230,7 @@ def _rule_from_data(data: dict, path: Path) -> RuleDef:
                    options=dict(data.get("options") or {}),
                    options_schema=data.get("options-schema"),
                    cel_expanded=dict(data.get(EXPANDED_KEY) or {}),
+                   cel_object_paths=data.get(OBJECT_PATHS_KEY),
                    vap=data.get("vap"))
     _check_implementation(rule, path)
     _check_vap(rule, path)

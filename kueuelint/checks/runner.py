@@ -129,9 +129,9 @@ class Checker:
                 if rule.implementation == "python":
                     violations = returned_violations(rule.python_func()(obj, self._rule_ctx(ctx, rule)))
                 else:
-                    if not api_shaped(obj.data):
-                        continue
                     if activation is None:
+                        if not api_shaped(obj.data):
+                            continue
                         values = self._activation_values(obj, ctx, applicable)
                         activation = self._engine.activation(values)
                     violations = self._cel_rule(rule).evaluate(activation, values)
