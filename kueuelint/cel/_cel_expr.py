@@ -238,6 +238,7 @@ class CelExprEngine:
         self.version = installed_version(cel.__file__, NAME)
         self._envs: dict[tuple[int, tuple[str, ...]], cel.Env] = {}
         self._matches = _RememberedMatches(self._native_matches)
+        self._activation_env: cel.Env | None = None
         # "matches=1": programs cached before they called the remembering `matches` are
         # compiled again.
         self.fingerprint = fingerprint([NAME, self.version, f"check={TYPE_CHECK}", "envs=3",
@@ -286,8 +287,10 @@ class CelExprEngine:
     def activation(self, values: dict[str, Any]) -> Any:
         # An activation from any env works with programs of every env; it
         # converts the Python values lazily, on first access.
+        if self._activation_env is None:
+            self._activation_env = self._env((), 0)
         try:
-            return self._env((), 0).Activation(values)
+            return self._activation_env.Activation(values)
         except (RuntimeError, TypeError, ValueError) as err:
             raise CelEvalError(f"cannot pass values to CEL: {err}") from err
 

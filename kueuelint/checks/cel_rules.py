@@ -13,6 +13,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+# imported here, not in the functions that need them: an import statement costs as much as
+# a small rule's evaluation, and these run once per object and rule
+from kueuelint.cel.engine import CelCompileError, CelEvalError
 from kueuelint.cel.sandbox import (  # noqa: F401 - re-exported: rules and tests name them here
     CEL_MEMORY_LIMIT,
     CEL_TIME_LIMIT,
@@ -60,8 +63,6 @@ class CelRule:
     def program(self, source: str):
         program = self._programs.get(source)
         if program is None:
-            from kueuelint.cel.engine import CelCompileError
-
             try:
                 program = _compile_without_binds(source, self.rule, self.engine)
             except CelCompileError as exc:
@@ -105,8 +106,6 @@ class CelRule:
         return found
 
     def _eval(self, source: str, activation):
-        from kueuelint.cel.engine import CelEvalError
-
         try:
             return self.program(source).evaluate(activation)
         except CelEvalError as exc:
@@ -145,7 +144,6 @@ def _compile_without_binds(source: str, rule: RuleDef, engine):
     has been seen to read another comprehension's value (KQ801 got a map where it bound a list).
     The rewrite nests deeper; when it does not compile, the source as written."""
     from kueuelint.cel.cache import compile_cached
-    from kueuelint.cel.engine import CelCompileError
 
     expanded = rule.cel_expanded.get(source)
     if expanded is not None:
@@ -223,11 +221,14 @@ def pruned(value: Any, paths: dict | None) -> Any:
 
 def activation_values(obj: KObject, ctx: RuleContext, needs: set[str],
                       paths: dict | None = None) -> dict[str, Any]:
-    """The variables CEL rules see; only the ones some rule uses are computed, and of
-    ``object`` only the ``paths`` the rules read (see kueuelint.cel.text.object_paths)."""
-    values: dict[str, Any] = {name: None for name in VARIABLES}
-    values["object"] = pruned(obj.data, paths)
-    values["kueueVersion"] = {"major": ctx.kueue_version[0], "minor": ctx.kueue_version[1]}
+    """The variables the CEL rules use (``needs``: the names their sources mention), and of
+    ``object`` only the ``paths`` the rules read (see kueuelint.cel.text.object_paths).  The
+    others are left out: each variable costs the engine a conversion, used or not."""
+    values: dict[str, Any] = {}
+    if "object" in needs:
+        values["object"] = pruned(obj.data, paths)
+    if "kueueVersion" in needs:
+        values["kueueVersion"] = {"major": ctx.kueue_version[0], "minor": ctx.kueue_version[1]}
     if needs & {"workloads", "localQueue", "clusterQueue"}:
         workloads = ctx.workloads(obj)
         values["workloads"] = [_workload_value(w) for w in workloads]

@@ -48,6 +48,7 @@ class Checker:
         self._problem_codes = {kind: rule for rule in rules.values() for kind in rule.problem_kinds}
         self._cel_rules: dict[str, object] = {}
         self._engine = None
+        self._cel_values: Callable | None = None    # cel_rules.activation_values, once imported
         self._by_kind: dict[str, list[RuleDef]] = {}
         self._cel_inputs_by_kind: dict[str, tuple] = {}
         self._rule_ctxs: dict[str, tuple[RuleContext, RuleContext]] = {}
@@ -189,10 +190,12 @@ class Checker:
         return cel_rule
 
     def _activation_values(self, obj: KObject, ctx: RuleContext, rules: list[RuleDef]) -> dict:
-        from kueuelint.checks.cel_rules import activation_values
+        if self._cel_values is None:    # imported once: this runs for every object
+            from kueuelint.checks.cel_rules import activation_values
 
+            self._cel_values = activation_values
         needs, paths = self._cel_inputs(obj.key, rules)
-        return activation_values(obj, ctx, needs, paths)
+        return self._cel_values(obj, ctx, needs, paths)
 
     def _cel_inputs(self, kind_key: str, rules: list[RuleDef]) -> tuple[set[str], dict | None]:
         """The variables, and the parts of ``object`` (None: all of it), that the CEL rules of
@@ -437,4 +440,4 @@ def api_shaped(data: Any) -> bool:
     it), so CEL rules, written as those policies are, never see one either."""
     if not isinstance(data, dict) or "apiVersion" not in data:
         return True    # not a Kubernetes manifest (a compute config): the rule guards itself
-    return all(isinstance(data.get(part, {}), dict) for part in ("metadata", "spec"))
+    return isinstance(data.get("metadata", {}), dict) and isinstance(data.get("spec", {}), dict)
