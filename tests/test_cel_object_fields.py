@@ -24,6 +24,7 @@ from kueuelint.checks.cel_rules import merged_paths, pruned
     ("object.?spec.orValue({}) == {}", None),            # optional selection
     ("workloads.map(object, object.name) == []", None),  # a variable of its own
     ("workloads.size() == 1", {}),                       # does not read object at all
+    ("object.spec.x == 1 // isn't it 'object.metadata.y'\n|| object.metadata.y", None),  # a comment
 ])
 def test_parts_read_from_object(source, paths):
     assert object_paths(source) == paths

@@ -153,6 +153,8 @@ def object_paths(sources: str) -> dict | None:
     access: for a rule that looks at the labels of a large manifest, that was most of its cost.
     A word in a string is no read."""
     sources = _strings_blanked(sources)
+    if "//" in sources:
+        return None     # a comment: the scanner does not know them, and a quote in one misleads it
     chains = list(_OBJECT_CHAIN.finditer(sources))
     if len(chains) != len(_OBJECT.findall(sources)):
         return None
