@@ -41,7 +41,7 @@ def test_usage_values_of_every_type_read_as_each_alone():
     for obj, value in zip(objects, values):
         held = admitted_from_workload(obj, priorities)
         assert held is not None
-        expected = _recorded_usage.__wrapped__("default", "cpu", value)
+        expected = _recorded_usage("default", "cpu", value)
         assert held.usage == ({} if expected is None else {expected[0]: expected[1]}), value
     assert admitted_from_workload(objects[3], priorities).usage == {}
     assert admitted_from_workload(objects[1], priorities).usage == {("default", "cpu"): 1000}

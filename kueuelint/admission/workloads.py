@@ -121,7 +121,7 @@ def resource_violation(pod_sets, limit_ranges: list) -> str | None:
 
 
 def _any_limits(pod_sets) -> bool:
-    """Does a container of ``pod_sets`` state limits? (``_has_limits`` over them all, spelled out.)"""
+    """Does a container of ``pod_sets`` state limits?"""
     for pod_set in pod_sets:
         template = pod_set.template
         spec = template.get("spec") if isinstance(template, dict) else None
@@ -129,11 +129,8 @@ def _any_limits(pod_sets) -> bool:
             continue
         for key in ("initContainers", "containers"):
             listed = spec.get(key)
-            if isinstance(listed, list):
-                for container in listed:
-                    resources = container.get("resources") if isinstance(container, dict) else None
-                    if isinstance(resources, dict) and resources.get("limits"):
-                        return True
+            if isinstance(listed, list) and any(isinstance(c, dict) and _has_limits(c) for c in listed):
+                return True
     return False
 
 
@@ -312,10 +309,7 @@ def admitted_from_workload(obj, priorities: Priorities) -> Admitted | None:
     reserved_at = _epoch_of_text(reserved_text) if isinstance(reserved_text, str) and reserved_text \
         else epoch(reserved_text)
     spec = data.get("spec")
-    spec = spec if isinstance(spec, dict) else {}
-    priority = spec.get("priority")     # a Workload's own number, else its class (spec_priority)
-    if type(priority) is not int:
-        priority = spec_priority(spec, priorities)
+    priority = spec_priority(spec if isinstance(spec, dict) else {}, priorities)
     return Admitted(f"{obj.namespace}/{obj.name}", cq, priority, usage, reserved_at or created, created,
                     str(metadata.get("uid") or obj.name), evicted is not None and evicted.get("status") == "True")
 
@@ -344,8 +338,8 @@ def _add_assignment_usage(assignment: dict, reclaimable: int, usage: dict) -> No
         found: Any
         try:
             found = known((flavor, resource, value), _UNSEEN)
-        except TypeError:       # unhashable junk: read it uncached
-            found = _recorded_usage.__wrapped__(flavor, resource, value)
+        except TypeError:       # unhashable junk: read below, never kept
+            found = _UNSEEN
         if found is _UNSEEN:
             found = _usage_entry(flavor, resource, value)
         if found is None:
@@ -356,10 +350,10 @@ def _add_assignment_usage(assignment: dict, reclaimable: int, usage: dict) -> No
         usage[fr] = usage.get(fr, 0) + amount
 
 
-# (flavor, resource, value) -> what ``_recorded_usage`` gives, for entries that are all text:
-# the snapshot's tens of thousands of repeats are answered by one dictionary look-up, without
-# the cache's call and its typed key. Only text is stored, so a look-up by an equal number
-# (1 and 1.0, which ``_recorded_usage`` keeps apart) never finds another type's answer.
+# (flavor, resource, value) -> the flavor/resource and Kueue units, for entries that are all
+# text (as the API server writes quantities): tens of thousands of holders repeat a few flavors
+# and quantities, each read once. Only text is kept, so a look-up by an equal number (True, 1
+# and 1.0 are equal keys) never finds another type's answer; such values are read every time.
 _USAGE_OF_TEXT: dict[tuple, tuple[FR, int] | None] = {}
 _UNSEEN = object()
 
@@ -371,10 +365,8 @@ def _usage_entry(flavor, resource, value) -> tuple[FR, int] | None:
     return found
 
 
-@lru_cache(maxsize=65536, typed=True)
 def _recorded_usage(flavor, resource, value) -> tuple[FR, int] | None:
-    """The flavor/resource and Kueue units of one ``resourceUsage`` entry; None when unreadable.
-    Tens of thousands of holders repeat a few flavors and quantities: each is read once."""
+    """The flavor/resource and Kueue units of one ``resourceUsage`` entry; None when unreadable."""
     amount = _units(resource, value)
     return None if amount is None else (flavor_resource(str(flavor), str(resource)), amount)
 
