@@ -70,13 +70,17 @@ def place(flavor: TasFlavor, ask: PodSetAsk, used: dict[str, dict[str, int]] | N
 def pods_placed(ask: PodSetAsk) -> int:
     """The pods a placement of ``ask`` holds: whole slices only (``count // size`` of them, as
     Kueue counts them), every pod without slices."""
-    request = ask.request
-    size = request.slice_size if request is not None and request.slice_level else 1
+    size = _slice_size(ask.request)
     return ask.count if size is None or size <= 1 else ask.count // size * size
 
 
+def _slice_size(request: TopologyRequest | None) -> int | None:
+    """Pods per slice: 1 without a slice level; None when the level names no size."""
+    return request.slice_size if request is not None and request.slice_level else 1
+
+
 def _plan(flavor: TasFlavor, request: TopologyRequest | None) -> Plan | str:
-    slice_size = request.slice_size if request is not None and request.slice_level else 1
+    slice_size = _slice_size(request)
     if slice_size is None or slice_size <= 0:
         return "slice topology requested, but slice size not provided"
     required = request is not None and request.required is not None
