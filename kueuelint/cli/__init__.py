@@ -76,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         atexit.register(_exit_without_collecting)
     parser = build_parser(argv)
     args = parser.parse_args(argv)
+    args._program = argv is None
     if not getattr(args, "_run", None):
         parser.print_help(sys.stderr)
         return EXIT_ERROR

@@ -103,15 +103,22 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_checks(args, config, rules):
-    from kueuelint import pipeline
+    from kueuelint import collector, pipeline
     from kueuelint.cores import default_jobs
 
     show_progress = not args.no_progress and not args.quiet and sys.stderr.isatty()
-    return pipeline.run_check_guarded(
-        args.paths, config, rules, jobs=args.jobs or default_jobs(),
-        use_suppressions=not args.no_suppressions, extra_context=tuple(args.context),
-        stdin_name=args.stdin_filename, forced_type=args.file_type,
-        progress=progress_printer(sys.stderr) if show_progress else None)
+    # The parsed manifests and what is derived from them live until the report is written and
+    # form almost no reference cycles (a 20,000-manifest run leaves about 2,000 cyclic objects),
+    # yet collector passes kept walking them: a quarter of such a run, with the same peak memory
+    # when paused.  Worker processes are forked inside the pause and inherit it.  As the program,
+    # what survives is then frozen (the first collection after the pause would walk it all);
+    # a caller in a longer-lived process keeps its collector as it was.
+    with collector.paused(freeze=args._program):
+        return pipeline.run_check_guarded(
+            args.paths, config, rules, jobs=args.jobs or default_jobs(),
+            use_suppressions=not args.no_suppressions, extra_context=tuple(args.context),
+            stdin_name=args.stdin_filename, forced_type=args.file_type,
+            progress=progress_printer(sys.stderr) if show_progress else None)
 
 
 def _fix_and_recheck(result, args, config, rules):
