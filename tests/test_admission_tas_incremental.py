@@ -2,8 +2,9 @@
 usage changes, placements remembered, the short cuts of preemption searches) must not change an
 answer: on random clusters, after random admissions, preemptions, reservations and searches,
 every placement, every fit during a search and every refit equals the one worked out afresh on
-new flavors from the usage summed up here. Afresh, a placement at the node level also takes
-the general way, domains sorted, instead of bisecting the nodes kept in order of their counts."""
+new flavors from the usage summed up here. Afresh, a placement at any level also takes the
+general way, domains sorted, instead of bisecting the domains kept in order of their counts;
+and the counts kept per level, in that order, equal those counted afresh."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from kueuelint.admission.model import FIT, PREEMPT, ClusterQueue, PodSetSpec, Re
 from kueuelint.admission.nodes import Node
 from kueuelint.admission.tas import HOSTNAME, Placement, PodSetAsk, TopologyRequest, build_flavor
 from kueuelint.admission import tas_placement
+from kueuelint.admission.tas_counts import counts_for
 from kueuelint.admission.tas_placement import place
 from kueuelint.admission.topology import Topologies, add_usage
 
@@ -35,8 +37,8 @@ SHAPES = ({"cpu": 1000, "memory": 2}, {"cpu": 2000, "memory": 8}, {"cpu": 3000, 
 
 @contextmanager
 def _general_way():
-    """Placements made as at any level: with slices per domain not the pods' own dict, the node
-    level is not read from the nodes kept in order (tas_placement._fit_level)."""
+    """Placements made the general way: with slices per domain not the pods' own dict, no
+    level is read from the domains kept in order (tas_placement._fit_level)."""
     kept = tas_placement._slices
     tas_placement._slices = lambda flavor, pods, plan: dict(kept(flavor, pods, plan))
     try:
@@ -175,6 +177,20 @@ class World:
         self.topologies.end_cycle()
         self.reserved = []
 
+    def counts(self) -> None:
+        """Every count kept, brought up to date, equals the one counted afresh, per domain and
+        in the order of each level."""
+        self.topologies._settle()
+        fresh, usage = _fresh(self.nodes), self.usage(self.topologies._aside)
+        for name, flavor in self.topologies.flavors.items():
+            for (shape, empty), kept in list(flavor.counts.items()):
+                ask = PodSetAsk("ps", 1, dict(shape[0]), None, [], {}, None)
+                used = None if empty else usage.get(flavor.usage_bucket, {})
+                kept = counts_for(flavor, ask, used, {})
+                again = counts_for(fresh[name], ask, used, {})
+                assert kept.ordered == again.ordered and kept.total == again.total
+                assert {d.values: n for d, n in kept.pods.items()} == {d.values: n for d, n in again.pods.items()}
+
 
 def _in_flavor_order(assignment) -> list:
     return [r.topology for r in sorted(assignment.pod_sets, key=lambda r: r.flavors["cpu"])]
@@ -194,7 +210,7 @@ def _fits(flavors: dict, usage: dict, workload, assignment) -> bool:
 @pytest.mark.parametrize("seed", range(40))
 def test_kept_answers_equal_fresh_ones(seed):
     world = World(random.Random(seed))
-    steps = [world.admit] * 5 + [world.search] * 3 + [world.release, world.end_cycle]
+    steps = [world.admit] * 5 + [world.search] * 3 + [world.release, world.end_cycle, world.counts]
     for _ in range(60):
         step = world.rng.choice(steps)
         if step == world.release and not world.held:

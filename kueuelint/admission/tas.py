@@ -70,7 +70,7 @@ class Domain:
         self.parent = parent
         self.node = None           # the Node of a leaf, when the lowest level is the hostname
         self.key = ""              # a leaf's domain ID, under which its usage is kept
-        self.rank = 0              # a leaf's place among the leaves in order of values
+        self.rank = 0              # its place among its level's domains in order of values
 
 
 @dataclass
@@ -84,7 +84,7 @@ class TasFlavor:
     tolerations: list
     levels_by_depth: list[dict[tuple, Domain]] = field(default_factory=list)
     leaves: list[Domain] = field(default_factory=list)
-    by_rank: list[Domain] = field(default_factory=list)               # the leaves in order of values
+    ranked: list[list[Domain]] = field(default_factory=list)          # per level, its domains by values
     leaf_of: dict[str, Domain] = field(default_factory=dict)          # leaf key -> leaf
     free: dict[str, dict[str, int]] = field(default_factory=dict)     # leaf key -> capacity
     counts: dict[tuple, object] = field(default_factory=dict)         # shape -> tas_counts.Counts
@@ -144,9 +144,10 @@ def build_flavor(name: str, topology: str, levels: tuple[str, ...], node_labels:
         if all(node.labels.get(k) == str(v) for k, v in node_labels.items()) and all(
                 level in node.labels for level in levels):
             flavor.add_node(node)
-    flavor.by_rank = sorted(flavor.leaves, key=lambda leaf: leaf.values)
-    for rank, leaf in enumerate(flavor.by_rank):
-        leaf.rank = rank
+    flavor.ranked = [sorted(level.values(), key=lambda domain: domain.values) for level in flavor.levels_by_depth]
+    for domains in flavor.ranked:
+        for rank, domain in enumerate(domains):
+            domain.rank = rank
     return flavor
 
 

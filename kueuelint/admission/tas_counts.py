@@ -7,9 +7,9 @@ affinity) and on each node's remaining room, so they are kept per shape on the f
 change of usage on a node (an admission, a preemption, a reservation, a candidate set aside)
 is noted on the flavor (``usage_changed``); kept counts catch up with the notes when next
 asked for, recounting those nodes and their ancestors only. Counts with every TAS workload
-gone (Kueue's simulate-empty) never change. The nodes are also kept in order of their counts,
-then names, so that a placement at the node level finds its node by bisection
-(tas_placement._fit_nodes): each as one number, ``pods * len(leaves) + rank``, as numbers are
+gone (Kueue's simulate-empty) never change. The domains of each level are also kept in order
+of their counts, then names, so that a placement finds its domain by bisection
+(tas_placement._fit_ordered): each as one number, ``pods * len(level) + rank``, as numbers are
 compared and moved much faster than tuples of names.
 """
 
@@ -48,13 +48,13 @@ class Exclusions:
 class Counts:
     """Pods of one shape that fit per domain of one flavor (leaves and their ancestors)."""
 
-    def __init__(self, wanted: dict[str, int], span: int) -> None:
+    def __init__(self, wanted: dict[str, int], spans: list[int]) -> None:
         wanted = dict(wanted)
         wanted["pods"] = wanted.get("pods", 0) + 1
         self.wanted = sorted(wanted.items())
         self.pods: dict[Domain, int] = {}
-        self.span = max(1, span)                # leaves of the flavor
-        self.ordered: list[int] = []            # pods * span + rank of every leaf, sorted
+        self.spans = [max(1, span) for span in spans]       # domains per level
+        self.ordered: list[list[int]] = []      # per level: pods * span + rank of its domains, sorted
         self.total = 0                          # pods over all leaves
         self.seen = 0                           # notes of the flavor taken into account
         self.stats = Exclusions()
@@ -90,18 +90,20 @@ class Counts:
 
     def refresh(self, leaf: Domain, capacity: dict[str, int], taken: dict[str, int] | None) -> None:
         """A feasible leaf's room changed: recount it and carry the difference upwards."""
-        old = self.pods[leaf]
-        new = self.count_leaf(leaf, capacity, taken)
-        if new == old:
+        pods = self.pods
+        change = self.count_leaf(leaf, capacity, taken) - pods[leaf]
+        if change == 0:
             return
-        span, rank = self.span, leaf.rank
-        del self.ordered[bisect_left(self.ordered, old * span + rank)]
-        insort(self.ordered, new * span + rank)
-        self.total += new - old
+        self.total += change
+        ordered, spans = self.ordered, self.spans
+        depth = len(ordered) - 1
         domain: Domain | None = leaf
         while domain is not None:
-            self.pods[domain] += new - old
-            domain = domain.parent
+            old, level, span = pods[domain], ordered[depth], spans[depth]
+            pods[domain] = old + change
+            del level[bisect_left(level, old * span + domain.rank)]
+            insort(level, (old + change) * span + domain.rank)
+            domain, depth = domain.parent, depth - 1
 
 
 def counts_for(flavor: TasFlavor, ask: PodSetAsk, used: dict[str, dict[str, int]] | None,
@@ -154,7 +156,7 @@ def shape_of(ask: PodSetAsk) -> tuple:
 
 
 def _fill(flavor: TasFlavor, ask: PodSetAsk, used, assumed) -> Counts:
-    counts = Counts(ask.per_pod, len(flavor.leaves))
+    counts = Counts(ask.per_pod, [len(level) for level in flavor.levels_by_depth])
     tolerations = list(ask.tolerations) + list(flavor.tolerations)
     pods = counts.pods
     for leaf in flavor.leaves:
@@ -168,7 +170,8 @@ def _fill(flavor: TasFlavor, ask: PodSetAsk, used, assumed) -> Counts:
     for depth in range(len(flavor.levels) - 2, -1, -1):
         for domain in flavor.levels_by_depth[depth].values():
             pods[domain] = sum(pods[child] for child in domain.children)
-    counts.ordered = sorted(pods[leaf] * counts.span + leaf.rank for leaf in flavor.leaves)
+    counts.ordered = [sorted(pods[domain] * span + domain.rank for domain in level.values())
+                      for level, span in zip(flavor.levels_by_depth, counts.spans)]
     counts.total = sum(pods[leaf] for leaf in flavor.leaves)
     return counts
 

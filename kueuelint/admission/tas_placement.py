@@ -174,8 +174,8 @@ def _fit_level(flavor: TasFlavor, level_index: int, count: int, plan: Plan, tree
         return f"no topology domains at level: {flavor.levels[level_index]}"
     unconstrained, size, slices, pods = plan.unconstrained, plan.slice_size, tree.slices, tree.pods
     wanted = count // size
-    if slices is pods and level_index == len(flavor.levels) - 1:
-        return _fit_nodes(flavor, count, plan, tree, stats)
+    if slices is pods:
+        return _fit_ordered(flavor, level_index, count, plan, tree, stats)
     holding = [d for d in domains if slices[d] >= wanted]
     if holding:
         # BestFit's best fit and LeastFreeCapacity's first fit are the same domain: the fewest
@@ -196,29 +196,30 @@ def _fit_level(flavor: TasFlavor, level_index: int, count: int, plan: Plan, tree
     return level_index, _greedy(domains, wanted, tree)
 
 
-def _fit_nodes(flavor: TasFlavor, count: int, plan: Plan, tree: _Tree, stats) -> tuple[int, list[Domain]] | str:
-    """``_fit_level`` at the node level, one pod per slice, read from the nodes kept in order
-    of their counts (``Counts.ordered``): the same answers, found by bisection."""
-    ordered, span, level = tree.counts.ordered, tree.counts.span, len(flavor.levels) - 1
+def _fit_ordered(flavor: TasFlavor, level: int, count: int, plan: Plan, tree: _Tree,
+                 stats) -> tuple[int, list[Domain]] | str:
+    """``_fit_level`` with one pod per slice, read from the level's domains kept in order of
+    their counts (``Counts.ordered``): the same answers, found by bisection."""
+    ordered, span, ranked = tree.counts.ordered[level], tree.counts.spans[level], flavor.ranked[level]
     first = bisect_left(ordered, count * span)
     if first < len(ordered):
-        return level, [flavor.by_rank[ordered[first] % span]]
+        return level, [ranked[ordered[first] % span]]
     if plan.required:
         return _not_fit(flavor, ordered[-1] // span if ordered else 0, count, 1, stats)
     if level > 0 and not plan.unconstrained:
         return _fit_level(flavor, level - 1, count, plan, tree, stats)
     if tree.counts.total < count:
         return _not_fit(flavor, tree.counts.total, count, 1, stats)
-    return level, _greedy_nodes(flavor.by_rank, ordered, span, count, plan.unconstrained)
+    return level, _greedy_ordered(ranked, ordered, span, count, plan.unconstrained)
 
 
-def _greedy_nodes(by_rank: list[Domain], ordered: list[int], span: int, count: int,
-                  unconstrained: bool) -> list[Domain]:
-    """``_greedy`` over nodes kept in order of (pods, name); their room is known to suffice."""
+def _greedy_ordered(ranked: list[Domain], ordered: list[int], span: int, count: int,
+                    unconstrained: bool) -> list[Domain]:
+    """``_greedy`` over domains kept in order of (pods, name); their room is known to suffice."""
     chosen, remaining = [], count
     if unconstrained:       # fewest pods first
         for entry in ordered[bisect_left(ordered, span):]:
-            chosen.append(by_rank[entry % span])
+            chosen.append(ranked[entry % span])
             remaining -= entry // span
             if remaining <= 0:
                 break
@@ -228,14 +229,14 @@ def _greedy_nodes(by_rank: list[Domain], ordered: list[int], span: int, count: i
     while True:             # most pods first, by name among equals
         start = bisect_left(ordered, ordered[end - 1] // span * span)
         for entry in ordered[start:end]:
-            pods, leaf = entry // span, by_rank[entry % span]
+            pods, domain = entry // span, ranked[entry % span]
             if pods >= remaining:
                 # Kueue's best fit over the rest: the fewest pods that hold what is left
                 rest = ordered[bisect_left(ordered, remaining * span):]
-                chosen.append(next(by_rank[e % span] for e in rest if by_rank[e % span] not in taken))
+                chosen.append(next(ranked[e % span] for e in rest if ranked[e % span] not in taken))
                 return chosen
-            chosen.append(leaf)
-            taken.add(leaf)
+            chosen.append(domain)
+            taken.add(domain)
             remaining -= pods
         end = start
 
