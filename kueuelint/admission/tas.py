@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kueuelint.admission.model import as_dict, as_list
+
 
 HOSTNAME = "kubernetes.io/hostname"
 REQUIRED = "kueue.x-k8s.io/podset-required-topology"
@@ -184,3 +186,46 @@ class PodSetAsk:
     tolerations: list
     node_selector: dict
     affinity_terms: list | None
+
+
+# --- recorded placements ---------------------------------------------------------------------
+
+def decode_assignment(data: dict) -> list[tuple[tuple[str, ...], int]]:
+    """(values per level, pods) of a v1beta2 TopologyAssignment (compressed into slices of
+    domains sharing a prefix and suffix), or of the v1beta1 form with a plain domain list."""
+    if isinstance(data.get("domains"), list):
+        return [(tuple(str(v) for v in as_list(d.get("values"))), _count(d.get("count")))
+                for d in data["domains"] if isinstance(d, dict)]
+    found = []
+    for piece in as_list(data.get("slices")):
+        if not isinstance(piece, dict):
+            continue
+        size = _count(piece.get("domainCount"))
+        columns = [_level_values(v, size) for v in as_list(piece.get("valuesPerLevel"))]
+        counts = _counts(as_dict(piece.get("podCounts")), size)
+        for index in range(size):
+            found.append((tuple(column[index] for column in columns), counts[index]))
+    return found
+
+
+def _level_values(values, size: int) -> list[str]:
+    values = as_dict(values)
+    if "universal" in values:
+        return [str(values["universal"])] * size
+    individual = as_dict(values.get("individual"))
+    prefix, suffix = str(individual.get("prefix") or ""), str(individual.get("suffix") or "")
+    roots = [str(r) for r in as_list(individual.get("roots"))]
+    return [prefix + root + suffix for root in roots] + [""] * (size - len(roots))
+
+
+def _counts(counts: dict, size: int) -> list[int]:
+    if "universal" in counts:
+        return [_count(counts["universal"])] * size
+    listed = [_count(c) for c in as_list(counts.get("individual"))]
+    return listed + [0] * (size - len(listed))
+
+
+def _count(value) -> int:
+    """A pod count as recorded; anything but a non-negative integer counts no pod (the API
+    server would have refused it)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
