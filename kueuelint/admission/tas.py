@@ -186,6 +186,7 @@ class PodSetAsk:
     tolerations: list
     node_selector: dict
     affinity_terms: list | None
+    shape: tuple = field(default=(), init=False, repr=False, compare=False)     # tas_counts.shape_of
 
 
 # --- recorded placements ---------------------------------------------------------------------

@@ -150,9 +150,11 @@ def _catch_up(flavor: TasFlavor, counts: Counts, used: dict[str, dict[str, int]]
 
 
 def shape_of(ask: PodSetAsk) -> tuple:
-    """What the counts of a pod set depend on besides the nodes."""
-    return (tuple(sorted(ask.per_pod.items())), repr(ask.tolerations), repr(sorted(ask.node_selector.items())),
-            repr(ask.affinity_terms))
+    """What the counts of a pod set depend on besides the nodes (worked out once per ask)."""
+    if not ask.shape:
+        ask.shape = (tuple(sorted(ask.per_pod.items())), repr(ask.tolerations),
+                     repr(sorted(ask.node_selector.items())), repr(ask.affinity_terms))
+    return ask.shape
 
 
 def _fill(flavor: TasFlavor, ask: PodSetAsk, used, assumed) -> Counts:

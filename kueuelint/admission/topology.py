@@ -63,6 +63,9 @@ class Topologies:
         self._placements_version = 0
         self._empty_placements: dict[tuple, tuple[Placement | None, str]] = {}
         self._tas_kinds: dict[str, tuple[bool, bool]] = {}
+        # id(pod set) -> (the pod set, count -> its ask): an ask and its shape made once. The
+        # pod set is kept so that its id is not reused.
+        self._pod_set_asks: dict[int, tuple[object, dict[int, PodSetAsk]]] = {}
         self._bucket_flavors: dict[str, list[TasFlavor]] = {}
         for flavor in flavors.values():
             if flavor is not None:
@@ -259,19 +262,27 @@ class Topologies:
         if not self.has_tas(cq):
             return []
         asks = []
+        tas_only = self.is_tas_only(cq)
         for pod_set, result in zip(workload.pod_sets, assignment.pod_sets):
-            request = pod_set.topology
-            if request is None and not self.is_tas_only(cq):
+            if (pod_set.topology is None and not tas_only) or result.count == 0:
                 continue
-            names = sorted({f for f in result.flavors.values() if self.flavors.get(f) is not None})
-            if len(names) != 1 or result.count == 0:
-                continue
-            asks.append((self.flavors[names[0]], PodSetAsk(
-                pod_set.name, result.count, pod_set.per_pod, request, pod_set.tolerations,
-                pod_set.node_selector, pod_set.affinity_terms), result))
+            names = {f for f in result.flavors.values() if self.flavors.get(f) is not None}
+            if len(names) == 1:
+                asks.append((self.flavors[names.pop()], self._ask(pod_set, result.count), result))
         # Kueue places flavor by flavor, by name; the pod sets of a flavor in their order.
-        asks.sort(key=lambda item: item[0].name)
+        if len(asks) > 1:
+            asks.sort(key=lambda item: item[0].name)
         return asks
+
+    def _ask(self, pod_set, count: int) -> PodSetAsk:
+        known = self._pod_set_asks.get(id(pod_set))
+        if known is None:
+            known = self._pod_set_asks[id(pod_set)] = (pod_set, {})
+        ask = known[1].get(count)
+        if ask is None:
+            ask = known[1][count] = PodSetAsk(pod_set.name, count, pod_set.per_pod, pod_set.topology,
+                                              pod_set.tolerations, pod_set.node_selector, pod_set.affinity_terms)
+        return ask
 
     def _place_all(self, asks, usage: dict | None, keep: bool = True) -> tuple[object, str] | None:
         """Place every ask, each seeing what the earlier ones of its bucket took; on success
