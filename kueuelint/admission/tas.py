@@ -90,6 +90,7 @@ class TasFlavor:
     leaf_of: dict[str, Domain] = field(default_factory=dict)          # leaf key -> leaf
     free: dict[str, dict[str, int]] = field(default_factory=dict)     # leaf key -> capacity
     counts: dict[tuple, object] = field(default_factory=dict)         # shape -> tas_counts.Counts
+    plans: dict[object, object] = field(default_factory=dict)         # request -> tas_placement._plan
     # (leaf key -> amounts, +1 or -1) as usage changes (tas_counts.usage_changed)
     changed: list[tuple[dict[str, dict[str, int]], int]] = field(default_factory=list)
 
@@ -187,6 +188,7 @@ class PodSetAsk:
     node_selector: dict
     affinity_terms: list | None
     shape: tuple = field(default=(), init=False, repr=False, compare=False)     # tas_counts.shape_of
+    memo_id: int = field(default=-1, init=False, repr=False, compare=False)    # topology.Topologies._place
 
 
 # --- recorded placements ---------------------------------------------------------------------

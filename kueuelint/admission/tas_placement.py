@@ -45,6 +45,11 @@ class _Tree:
         """BestFit order: most slices first, then fewest pods, then by name; LeastFreeCapacity
         (an unconstrained request) takes the fewest slices first."""
         pods, slices = self.pods, slices or self.slices
+        if slices is pods:      # the same order from one number: pods, then rank (by values)
+            span = self.counts.spans[-1]        # no level has more domains than the leaves
+            if self.unconstrained:
+                return sorted(domains, key=lambda d: pods[d] * span + d.rank)
+            return sorted(domains, key=lambda d: d.rank - pods[d] * span)
         if self.unconstrained:
             return sorted(domains, key=lambda d: (slices[d], pods[d], d.values))
         return sorted(domains, key=lambda d: (-slices[d], pods[d], d.values))
@@ -55,7 +60,9 @@ def place(flavor: TasFlavor, ask: PodSetAsk, used: dict[str, dict[str, int]] | N
     """Kueue's ``findTopologyAssignment`` for a pod set without a leader: the placement, or
     why there is none. ``used``: TAS usage per leaf key (None: as if every TAS workload
     were preempted); ``assumed``: what earlier pod sets of the workload take."""
-    plan = _plan(flavor, ask.request)
+    plan = flavor.plans.get(ask.request)
+    if plan is None:
+        plan = flavor.plans[ask.request] = _plan(flavor, ask.request)
     if isinstance(plan, str):
         return None, plan
     counts = counts_for(flavor, ask, used, assumed)
@@ -169,13 +176,13 @@ def _fit_level(flavor: TasFlavor, level_index: int, count: int, plan: Plan, tree
     """Kueue's ``findLevelWithFitDomains``: the domains at the requested level (or above it,
     for a preferred request) that take every slice. Kueue sorts the level first; the domain
     it takes when one suffices is found here without sorting (a level can be every node)."""
-    domains = list(flavor.levels_by_depth[level_index].values())
-    if not domains:
+    if not flavor.levels_by_depth[level_index]:
         return f"no topology domains at level: {flavor.levels[level_index]}"
     unconstrained, size, slices, pods = plan.unconstrained, plan.slice_size, tree.slices, tree.pods
-    wanted = count // size
     if slices is pods:
         return _fit_ordered(flavor, level_index, count, plan, tree, stats)
+    domains = list(flavor.levels_by_depth[level_index].values())
+    wanted = count // size
     holding = [d for d in domains if slices[d] >= wanted]
     if holding:
         # BestFit's best fit and LeastFreeCapacity's first fit are the same domain: the fewest

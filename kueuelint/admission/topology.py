@@ -19,6 +19,9 @@ from kueuelint.admission.tas_counts import counts_for, shape_of, usage_changed
 
 WORKLOAD_KEY = "kueue.x-k8s.io/Workload"
 Usage = dict[str, dict[str, dict[str, int]]]     # bucket -> leaf key -> resource -> amount
+# (pod shape, count, request) -> a number standing for it in the keys of remembered placements,
+# the same in every run: a few dozen entries per process.
+_MEMO_IDS: dict[tuple, int] = {}
 
 
 def _has_negative(used: Usage) -> bool:
@@ -27,7 +30,10 @@ def _has_negative(used: Usage) -> bool:
 
 def add_usage(into: dict[str, dict[str, int]], leaves: dict[str, dict[str, int]], sign: int) -> None:
     for leaf, amounts in leaves.items():
-        mine = into.setdefault(leaf, {})
+        mine = into.get(leaf)
+        if mine is None:
+            into[leaf] = {resource: sign * amount for resource, amount in amounts.items()}
+            continue
         for resource, amount in amounts.items():
             mine[resource] = mine.get(resource, 0) + sign * amount
 
@@ -309,7 +315,9 @@ class Topologies:
         """``place``, remembered while its answer cannot change (see ``_placements``)."""
         if assumed:
             return place(flavor, ask, used, assumed)
-        key: tuple = (flavor.name, shape_of(ask), ask.count, ask.request)
+        if ask.memo_id < 0:     # a small number for what the placement depends on: cheap to hash
+            ask.memo_id = _MEMO_IDS.setdefault((shape_of(ask), ask.count, ask.request), len(_MEMO_IDS))
+        key: tuple = (flavor.name, ask.memo_id)
         if used is None:
             memo = self._empty_placements
         else:
