@@ -47,13 +47,16 @@ def find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
     if not _may_evict(cq):
         return []
     node = state.tree.queues.get(cq.name)
-    if not state.frozen or node is None or (state.topology is not None and state.topology.preemptor):
-        return _find_targets(state, cq, preemptor, requests, usage)     # (node usage is not in the memo's stamp)
+    if not state.frozen or node is None:
+        return _find_targets(state, cq, preemptor, requests, usage)
     # Fair sharing compares shares over every resource: its answers depend on all usage. With
     # the whole usage given, the answer also reads the usage of its other flavor/resources.
     root, frs = node.root(), None if state.fair_sharing else sorted(usage or requests)
     key = ("targets", cq.name, preemptor_identity(cq, preemptor), tuple(sorted(requests.items())),
            tuple(sorted(usage.items())) if usage else None)
+    if state.topology is not None and state.topology.preemptor:     # node usage is not in the stamp
+        return state.topology.search_memoised(state.memo, key, root, frs,
+                                              lambda: _find_targets(state, cq, preemptor, requests, usage))
     return list(state.memo.recall(key, root, frs, _find_targets, state, cq, preemptor, requests, usage))
 
 

@@ -167,6 +167,22 @@ class Topologies:
                 self.set_aside(target.workload.key, False)
         return found
 
+    def search_memoised(self, memo, key: tuple, root, frs, search) -> list:
+        """The preemptor's search (``search``), remembered in ``memo`` as quota-only answers are
+        while the nodes cannot change it: when the search never asked them, or they took the
+        preemptor with no candidate set aside (then every fit it asks holds on the nodes). An
+        answer remembered so is used again when the preemptor is still placed as it is."""
+        computed = []
+
+        def first() -> tuple[list, bool]:
+            computed.append(True)
+            return search(), self._preemptor_fits_as_is is not False
+
+        found, quota_alone = memo.recall(("tas",) + key, root, frs, first)
+        if not computed and not (quota_alone and found and self._fits_as_is()):
+            found = search()
+        return list(found)
+
     def reserve_for_cycle(self, used: Usage) -> None:
         if not used:
             return
