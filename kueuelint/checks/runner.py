@@ -8,6 +8,7 @@ import gc
 import os
 import time
 from dataclasses import dataclass, field
+from types import GeneratorType
 from typing import Any, Callable
 
 from kueuelint.checks import suppress
@@ -128,7 +129,11 @@ class Checker:
         for rule in applicable:
             try:
                 if rule.implementation == "python":
-                    violations = returned_violations(rule.python_func()(obj, self._rule_ctx(ctx, rule)))
+                    returned = rule.python_func()(obj, self._rule_ctx(ctx, rule))
+                    # what nearly every rule gives: a generator that yields nothing, nothing to vet
+                    violations = list(returned) if returned.__class__ is GeneratorType else returned
+                    if violations or violations is returned:
+                        violations = returned_violations(violations)
                 else:
                     if activation is None:
                         if not api_shaped(obj.data):
