@@ -102,7 +102,38 @@ class CelRule:
             if not self._eval_bool(validation["expression"], activation):
                 found.append(self._validation_violation(validation, activation))
         if self.spec.get("violations"):
-            found.extend(self._listed_violations(activation))
+            found.extend(self._listed_violations(self._eval(self.spec["violations"], activation)))
+        return found
+
+    def part_source(self) -> str | None:
+        """The rule as one expression for a CelRuleGroup: null when ``match`` is false, else
+        the list of its validations' values followed by its ``violations`` (or []); None for a
+        rule that must be evaluated alone."""
+        if self.params is not None or self.bounded or self.stopped:
+            return None
+        written = self.rule.cel_expanded
+        parts = [f"dyn(\n{written.get(v['expression'], v['expression'])}\n)"
+                 for v in self.spec.get("validations") or ()]
+        listed = self.spec.get("violations")
+        parts.append(f"dyn(\n{written.get(listed, listed)}\n)" if listed else "dyn([])")
+        body = "[" + ", ".join(parts) + "]"
+        match = self.spec.get("match")
+        return f"dyn((\n{written.get(match, match)}\n) ? {body} : null)" if match else f"dyn({body})"
+
+    def violations_of(self, part, activation) -> list[Violation]:
+        """The violations this rule's part of a CelRuleGroup's result means; raises what
+        evaluating the rule alone would (then the caller does that, for the rule's own error)."""
+        if part is None:
+            return []
+        *checks, listed = part
+        found: list[Violation] = []
+        for validation, holds in zip(self.spec.get("validations") or (), checks):
+            if not isinstance(holds, bool):
+                raise CelRuleError("a validation must return a bool")
+            if not holds:
+                found.append(self._validation_violation(validation, activation))
+        if self.spec.get("violations"):
+            found.extend(self._listed_violations(listed))
         return found
 
     def _eval(self, source: str, activation):
@@ -123,8 +154,7 @@ class CelRule:
             message = str(self._eval(validation["messageExpression"], activation))
         return Violation(message=message, path=parse_field_path(validation.get("fieldPath", "")))
 
-    def _listed_violations(self, activation) -> list[Violation]:
-        items = self._eval(self.spec["violations"], activation)
+    def _listed_violations(self, items) -> list[Violation]:
         if not isinstance(items, list):
             raise CelRuleError("'violations' must return a list")
         found, seen = [], set()
@@ -135,6 +165,53 @@ class CelRule:
                 seen.add(key)
                 found.append(violation)
         return found
+
+
+class CelRuleGroup:
+    """The CEL rules of one kind as one program, evaluated once per object: the engine is
+    entered, and the activation read, once instead of once per rule.  A rule's part means what
+    the rule alone means; when the whole fails (an error in any part) or a part is not what the
+    rule should return, the answer leaves those rules out and the caller evaluates them alone,
+    so each still reports its own error (KQ009)."""
+
+    def __init__(self, rules: list[CelRule], engine) -> None:
+        sources = {rule: rule.part_source() for rule in rules}
+        self.rules = [rule for rule, source in sources.items() if source is not None]
+        self.program = None
+        if len(self.rules) > 1:
+            combined = "[\n" + ",\n".join(sources[rule] for rule in self.rules) + "\n]"
+            try:
+                self.program = _compile(combined, engine)
+            except CelCompileError:
+                self.program = None   # each rule alone, as written
+
+    def evaluate(self, activation) -> dict[str, list[Violation]]:
+        """Violations by rule code, for the rules the group could answer for."""
+        if self.program is None:
+            return {}
+        if any(rule.bounded for rule in self.rules):
+            self.program = None    # one proved slow alone: it runs under its limit from now on
+            return {}
+        started = time.monotonic()
+        try:
+            parts = self.program.evaluate(activation)
+        except CelEvalError:
+            return {}
+        if time.monotonic() - started > CEL_TIME_LIMIT and sandbox_available():
+            self.program = None    # slow on this input: from now on each rule under its own limit
+        found = {}
+        for rule, part in zip(self.rules, parts):
+            try:
+                found[rule.rule.meta.code] = rule.violations_of(part, activation)
+            except Exception:   # noqa: BLE001 - the rule alone raises it again, as its own error
+                continue
+        return found
+
+
+def _compile(source: str, engine):
+    from kueuelint.cel.cache import compile_cached
+
+    return compile_cached(source, VARIABLES, engine)
 
 
 def _compile_without_binds(source: str, rule: RuleDef, engine):

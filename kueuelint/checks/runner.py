@@ -52,6 +52,7 @@ class Checker:
         self._cel_values: Callable | None = None    # cel_rules.activation_values, once imported
         self._by_kind: dict[str, list[RuleDef]] = {}
         self._cel_inputs_by_kind: dict[str, tuple] = {}
+        self._cel_groups: dict[str, object] = {}    # kind -> cel_rules.CelRuleGroup
         self._rule_ctxs: dict[str, tuple[RuleContext, RuleContext]] = {}
         self.stats = RunStatistics()
         # A bug in kueuelint itself (not in a rule, not in the input): the run goes on with the
@@ -124,7 +125,7 @@ class Checker:
 
     def _check_object(self, state: FileState, obj: KObject, ctx: RuleContext) -> None:
         applicable = self._applicable(obj.key)
-        activation = values = None
+        activation = values = together = None
         results = []
         for rule in applicable:
             try:
@@ -140,7 +141,10 @@ class Checker:
                             continue
                         values = self._activation_values(obj, ctx, applicable)
                         activation = self._engine.activation(values)
-                    violations = self._cel_rule(rule).evaluate(activation, values)
+                        together = self._cel_group(obj.key, applicable).evaluate(activation)
+                    violations = together.get(rule.meta.code)
+                    if violations is None:   # not answered together: alone, with its own errors
+                        violations = self._cel_rule(rule).evaluate(activation, values)
             except Exception as exc:  # a broken rule must not stop the others
                 self._report_rule_error(state, rule, obj, exc)
                 continue
@@ -193,6 +197,15 @@ class Checker:
             params = effective_options(rule, self.config.rule_options)
             cel_rule = self._cel_rules[rule.meta.code] = CelRule(rule, self._engine, params)
         return cel_rule
+
+    def _cel_group(self, kind_key: str, rules: list[RuleDef]):
+        group = self._cel_groups.get(kind_key)
+        if group is None:
+            from kueuelint.checks.cel_rules import CelRuleGroup
+
+            cel_rules = [self._cel_rule(rule) for rule in rules if rule.implementation == "cel"]
+            group = self._cel_groups[kind_key] = CelRuleGroup(cel_rules, self._engine)
+        return group
 
     def _activation_values(self, obj: KObject, ctx: RuleContext, rules: list[RuleDef]) -> dict:
         if self._cel_values is None:    # imported once: this runs for every object
