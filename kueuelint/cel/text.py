@@ -69,24 +69,36 @@ def _after_dot(source: str, index: int) -> bool:
 
 
 @functools.lru_cache(maxsize=256)
-def expand_binds(source: str) -> str:
+def expand_binds(source: str, *, computed_only: bool = False) -> str:
     """``cel.bind(x, init, body)`` written as ``[init].map(x, body)[0]``: the same value,
-    ``init`` still evaluated once, with the standard ``map`` macro only."""
+    ``init`` still evaluated once, with the standard ``map`` macro only.  ``computed_only``:
+    only the bindings whose ``init`` holds a comprehension (a macro such as ``map`` or another
+    cel.bind), the kind cel-expr-python 0.1.3 may evaluate wrongly as written."""
+    position = 0
     while True:
-        match = _first_code_match(_BIND, source)
+        match = _first_code_match(_BIND, source, position)
         if match is None:
             return source
         arguments, end = split_arguments(source, match.end())
         if len(arguments) != 3 or not _IDENTIFIER.fullmatch(arguments[0].strip()):
             raise CelTextError(f"cel.bind at offset {match.start()} needs a name, a value and an expression")
         name, value, body = (part.strip() for part in arguments)
+        if computed_only and _first_code_match(_COMPREHENSION, value) is None:
+            position = match.end()   # kept as written; bindings inside it are looked at next
+            continue
         source = f"{source[:match.start()]}[{value}].map({name}, {body})[0]{source[end:]}"
+        position = match.start()
 
 
-def _first_code_match(pattern: re.Pattern, source: str) -> re.Match | None:
+# the macros that expand to comprehensions, and cel.bind, which is one
+_COMPREHENSION = re.compile(r"\.\s*(?:all|exists|exists_one|map|filter|transformList|transformMap|"
+                            r"transformMapEntry|optMap|optFlatMap)\s*\(|\bcel\s*\.\s*bind\s*\(")
+
+
+def _first_code_match(pattern: re.Pattern, source: str, position: int = 0) -> re.Match | None:
     for start, end, is_code in code_spans(source):
-        if is_code:
-            match = pattern.search(source, start, end)
+        if is_code and end > position:
+            match = pattern.search(source, max(start, position), end)
             if match is not None:
                 return match
     return None

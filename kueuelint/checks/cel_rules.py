@@ -215,11 +215,13 @@ def _compile(source: str, engine):
 
 
 def _compile_without_binds(source: str, rule: RuleDef, engine):
-    """The program of ``source`` with cel.bind written as ``[value].map(name, body)[0]``
-    (``rule.cel_expanded``, made when the rule file was parsed), which means the same:
-    cel-expr-python 0.1.3 evaluates a binding lazily and, with comprehensions nested around it,
-    has been seen to read another comprehension's value (KQ801 got a map where it bound a list).
-    The rewrite nests deeper; when it does not compile, the source as written."""
+    """The program of ``source`` with each cel.bind whose value is a comprehension written as
+    ``[value].map(name, body)[0]`` (``rule.cel_expanded``, made when the rule file was parsed),
+    which means the same: cel-expr-python 0.1.3 evaluates a binding lazily and has been seen to
+    give such a binding another comprehension's value (KQ801 got a map where it bound a list;
+    tests/test_cel_bind_rewrite.py).  The rewrite nests deeper and costs time on every object,
+    so bindings of plain values stay as written.  When the rewrite does not compile, the source
+    as written."""
     from kueuelint.cel.cache import compile_cached
 
     expanded = rule.cel_expanded.get(source)

@@ -181,16 +181,19 @@ def _cel_sources(cel: Any) -> list[str]:
 
 
 def _expanded_binds(sources: list[str]) -> dict[str, str]:
-    """Each CEL source of the rule with cel.bind rewritten (kueuelint.cel.text.expand_binds)."""
+    """The CEL sources of the rule with a cel.bind the engine may get wrong rewritten
+    (kueuelint.cel.text.expand_binds, computed_only): the others are compiled as written."""
     from kueuelint.cel.text import CelTextError, expand_binds
 
     expanded = {}
     for source in sources:
         if "bind" in source:
             try:
-                expanded[source] = expand_binds(source)
+                rewritten = expand_binds(source, computed_only=True)
             except CelTextError:
-                pass   # compiled as written: the engine reports the malformed call
+                continue   # compiled as written: the engine reports the malformed call
+            if rewritten != source:
+                expanded[source] = rewritten
     return expanded
 
 
