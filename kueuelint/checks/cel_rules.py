@@ -294,8 +294,14 @@ def pruned(value: Any, paths: dict | None) -> Any:
     """``value`` with only the parts in ``paths``; what is no mapping is kept as it is."""
     if paths is None or not isinstance(value, dict):
         return value
-    return {name: value[name] if below is None else pruned(value[name], below)
-            for name, below in paths.items() if name in value}
+    kept = {}   # a loop, not a comprehension: this runs for every object, at every level
+    for name, below in paths.items():
+        if name in value:
+            kept[name] = value[name] if below is None else pruned(value[name], below)
+    return kept
+
+
+_QUEUE_VARIABLES = frozenset({"workloads", "localQueue", "clusterQueue"})
 
 
 def activation_values(obj: KObject, ctx: RuleContext, needs: set[str],
@@ -308,7 +314,7 @@ def activation_values(obj: KObject, ctx: RuleContext, needs: set[str],
         values["object"] = pruned(obj.data, paths)
     if "kueueVersion" in needs:
         values["kueueVersion"] = {"major": ctx.kueue_version[0], "minor": ctx.kueue_version[1]}
-    if needs & {"workloads", "localQueue", "clusterQueue"}:
+    if not needs.isdisjoint(_QUEUE_VARIABLES):
         workloads = ctx.workloads(obj)
         values["workloads"] = [_workload_value(w) for w in workloads]
         queue = next((w.queue_name for w in workloads if w.queue_name), None)
