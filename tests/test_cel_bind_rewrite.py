@@ -50,13 +50,14 @@ def test_a_computed_binding_as_written_gets_another_value():
     assert "max" in as_written and as_written.startswith("error")
 
 
-def test_the_rule_as_compiled_finds_the_gang_on_three_queues(tmp_path):
+@pytest.mark.parametrize("engine", ["cel-expr-python", "cel-python"])
+def test_the_rule_as_compiled_finds_the_gang_on_three_queues(tmp_path, engine):
     from kueuelint.config import Config
     from kueuelint.pipeline import check, load_inputs
 
-    _engine()
+    pytest.importorskip("cel_expr_python" if engine == "cel-expr-python" else "celpy")
     (tmp_path / "compute-config.yaml").write_text(GANG)
-    config = Config(select=("KQ801",))
+    config = Config(select=("KQ801",), cel_engine=engine)
     result = check(load_inputs([str(tmp_path / "compute-config.yaml")], config), config)
     assert [f.code for f in result.findings] == ["KQ801", "KQ801"]
     assert [f.field_path for f in result.findings] == [
@@ -79,6 +80,9 @@ def test_only_bindings_of_comprehensions_are_rewritten(source, expected):
 
 def test_builtin_rules_keep_plain_bindings_and_rewrite_computed_ones():
     rules = load_rule_dirs([builtin_rules_dir()])
-    assert rules["KQ204"].cel_expanded == {}        # its bindings hold names, literals and lookups
-    kq801 = rules["KQ801"].cel_expanded[rules["KQ801"].cel["violations"]]
+    assert rules["KQ204"].cel_expanded_computed == {}   # its bindings hold names, literals, lookups
+    kq801 = rules["KQ801"].cel_expanded_computed[rules["KQ801"].cel["violations"]]
     assert "cel.bind(scores" not in kq801 and "cel.bind(workers" in kq801
+    # an engine without cel.bind (cel-python) gets every binding rewritten
+    assert "cel.bind" not in rules["KQ801"].cel_expanded[rules["KQ801"].cel["violations"]]
+    assert "cel.bind" not in rules["KQ204"].cel_expanded[rules["KQ204"].cel["violations"]]

@@ -54,6 +54,8 @@ class CelRule:
         # the rule's options; they differ per rule, so such rules get an activation of their own
         self.params = dict(params or {}) if "params" in self.needs else None
         self.object_paths = rule.cel_object_paths   # worked out when the rule file was parsed
+        # the sources to compile: an engine with cel.bind gets only the risky bindings rewritten
+        self.expanded = rule.cel_expanded_computed if getattr(engine, "has_bind", False) else rule.cel_expanded
         # Built-in rules are reviewed and tested on their fixtures: their nested macros walk the
         # pod sets of one object, which cannot grow geometrically, and a fork per object would
         # cost more than the whole rule.  The time limit below still applies to them.
@@ -64,7 +66,7 @@ class CelRule:
         program = self._programs.get(source)
         if program is None:
             try:
-                program = _compile_without_binds(source, self.rule, self.engine)
+                program = _compile_without_binds(source, self.expanded, self.engine)
             except CelCompileError as exc:
                 raise CelRuleError(f"CEL compile error at {exc.line}:{exc.column}: {exc.message}") from None
             self._programs[source] = program
@@ -111,7 +113,7 @@ class CelRule:
         rule that must be evaluated alone."""
         if self.params is not None or self.bounded or self.stopped:
             return None
-        written = self.rule.cel_expanded
+        written = self.expanded
         parts = [f"dyn(\n{written.get(v['expression'], v['expression'])}\n)"
                  for v in self.spec.get("validations") or ()]
         listed = self.spec.get("violations")
@@ -120,7 +122,7 @@ class CelRule:
         match = self.spec.get("match")
         return f"dyn((\n{written.get(match, match)}\n) ? {body} : null)" if match else f"dyn({body})"
 
-    def violations_of(self, part, activation) -> list[Violation]:
+    def violations_of(self, part, activation: _Deferred) -> list[Violation]:
         """The violations this rule's part of a CelRuleGroup's result means; raises what
         evaluating the rule alone would (then the caller does that, for the rule's own error)."""
         if part is None:
@@ -131,7 +133,8 @@ class CelRule:
             if not isinstance(holds, bool):
                 raise CelRuleError("a validation must return a bool")
             if not holds:
-                found.append(self._validation_violation(validation, activation))
+                said = activation.get() if validation.get("messageExpression") else None
+                found.append(self._validation_violation(validation, said))
         if self.spec.get("violations"):
             found.extend(self._listed_violations(listed))
         return found
@@ -175,6 +178,7 @@ class CelRuleGroup:
     so each still reports its own error (KQ009)."""
 
     def __init__(self, rules: list[CelRule], engine) -> None:
+        self.engine = engine
         sources = {rule: rule.part_source() for rule in rules}
         self.rules = [rule for rule, source in sources.items() if source is not None]
         self.program = None
@@ -185,8 +189,9 @@ class CelRuleGroup:
             except CelCompileError:
                 self.program = None   # each rule alone, as written
 
-    def evaluate(self, activation) -> dict[str, list[Violation]]:
-        """Violations by rule code, for the rules the group could answer for."""
+    def evaluate(self, values: dict[str, Any]) -> dict[str, list[Violation]]:
+        """Violations by rule code, for the rules the group could answer for; ``values`` are
+        the variables (an activation is made only for a message expression)."""
         if self.program is None:
             return {}
         if any(rule.bounded for rule in self.rules):
@@ -194,18 +199,39 @@ class CelRuleGroup:
             return {}
         started = time.monotonic()
         try:
-            parts = self.program.evaluate(activation)
+            parts = self._parts(values)
         except CelEvalError:
             return {}
         if time.monotonic() - started > CEL_TIME_LIMIT and sandbox_available():
             self.program = None    # slow on this input: from now on each rule under its own limit
         found = {}
+        activation = _Deferred(self.engine, values)
         for rule, part in zip(self.rules, parts):
             try:
                 found[rule.rule.meta.code] = rule.violations_of(part, activation)
             except Exception:   # noqa: BLE001 - the rule alone raises it again, as its own error
                 continue
         return found
+
+    def _parts(self, values: dict[str, Any]) -> list:
+        evaluate_values = getattr(self.program, "evaluate_values", None)
+        if evaluate_values is not None:
+            return evaluate_values(values)
+        return self.program.evaluate(self.engine.activation(values))
+
+
+class _Deferred:
+    """An activation made when first needed: most objects need none after the group's program."""
+
+    __slots__ = ("engine", "values", "_made")
+
+    def __init__(self, engine, values: dict[str, Any]) -> None:
+        self.engine, self.values, self._made = engine, values, None
+
+    def get(self):
+        if self._made is None:
+            self._made = self.engine.activation(self.values)
+        return self._made
 
 
 def _compile(source: str, engine):
@@ -214,17 +240,18 @@ def _compile(source: str, engine):
     return compile_cached(source, VARIABLES, engine)
 
 
-def _compile_without_binds(source: str, rule: RuleDef, engine):
-    """The program of ``source`` with each cel.bind whose value is a comprehension written as
-    ``[value].map(name, body)[0]`` (``rule.cel_expanded``, made when the rule file was parsed),
-    which means the same: cel-expr-python 0.1.3 evaluates a binding lazily and has been seen to
-    give such a binding another comprehension's value (KQ801 got a map where it bound a list;
+def _compile_without_binds(source: str, expanded_sources: dict[str, str], engine):
+    """The program of ``source`` with cel.bind written as ``[value].map(name, body)[0]``
+    (``CelRule.expanded``, made when the rule file was parsed), which means the same: every
+    binding for an engine without cel.bind (cel-python); for cel-expr-python those whose value
+    is a comprehension: 0.1.3 evaluates a binding lazily and has been seen to give such a
+    binding another comprehension's value (KQ801 got a map where it bound a list;
     tests/test_cel_bind_rewrite.py).  The rewrite nests deeper and costs time on every object,
-    so bindings of plain values stay as written.  When the rewrite does not compile, the source
-    as written."""
+    so there bindings of plain values stay as written.  When the rewrite does not compile, the
+    source as written."""
     from kueuelint.cel.cache import compile_cached
 
-    expanded = rule.cel_expanded.get(source)
+    expanded = expanded_sources.get(source)
     if expanded is not None:
         try:
             return compile_cached(expanded, VARIABLES, engine)

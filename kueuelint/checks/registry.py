@@ -45,6 +45,8 @@ class RuleDef:
     options: dict[str, Any] = field(default_factory=dict)   # defaults of the rule's options
     options_schema: dict[str, Any] | None = None             # JSON Schema of the options object
     cel_expanded: dict[str, str] = field(default_factory=dict)  # CEL source -> cel.bind rewritten
+    # the same with only the bindings of comprehensions rewritten, for an engine with cel.bind
+    cel_expanded_computed: dict[str, str] = field(default_factory=dict)
     # the parts of `object` the CEL sources read (kueuelint.cel.text.object_paths); None: all
     cel_object_paths: dict | None = None
     vap: dict[str, Any] | None = None   # a Python rule's policy form for `export vap`, or why it has none
@@ -160,6 +162,7 @@ def _read_rule_data(path: Path) -> dict:
         from kueuelint.cel.text import object_paths
 
         data[EXPANDED_KEY] = _expanded_binds(sources)
+        data[COMPUTED_EXPANDED_KEY] = _expanded_binds(sources, computed_only=True)
         data[OBJECT_PATHS_KEY] = object_paths(" ".join(sources))
     return data
 
@@ -167,6 +170,7 @@ def _read_rule_data(path: Path) -> dict:
 # not keys YAML gives; kept with the parsed file in the rule cache, so runs that reuse the
 # parsed file do not work them out again
 EXPANDED_KEY = "\0cel-expanded"
+COMPUTED_EXPANDED_KEY = "\0cel-expanded-computed"
 OBJECT_PATHS_KEY = "\0cel-object-paths"
 
 
@@ -180,16 +184,17 @@ def _cel_sources(cel: Any) -> list[str]:
     return [source for source in sources if isinstance(source, str)]
 
 
-def _expanded_binds(sources: list[str]) -> dict[str, str]:
-    """The CEL sources of the rule with a cel.bind the engine may get wrong rewritten
-    (kueuelint.cel.text.expand_binds, computed_only): the others are compiled as written."""
+def _expanded_binds(sources: list[str], computed_only: bool = False) -> dict[str, str]:
+    """The CEL sources of the rule with cel.bind rewritten (kueuelint.cel.text.expand_binds):
+    every binding, for an engine without cel.bind, or (``computed_only``) those cel-expr-python
+    may get wrong; the sources it leaves as they are are compiled as written."""
     from kueuelint.cel.text import CelTextError, expand_binds
 
     expanded = {}
     for source in sources:
         if "bind" in source:
             try:
-                rewritten = expand_binds(source, computed_only=True)
+                rewritten = expand_binds(source, computed_only=computed_only)
             except CelTextError:
                 continue   # compiled as written: the engine reports the malformed call
             if rewritten != source:
@@ -233,6 +238,7 @@ def _rule_from_data(data: dict, path: Path) -> RuleDef:
                    options=dict(data.get("options") or {}),
                    options_schema=data.get("options-schema"),
                    cel_expanded=dict(data.get(EXPANDED_KEY) or {}),
+                   cel_expanded_computed=dict(data.get(COMPUTED_EXPANDED_KEY) or {}),
                    cel_object_paths=data.get(OBJECT_PATHS_KEY),
                    vap=data.get("vap"))
     _check_implementation(rule, path)

@@ -16,7 +16,7 @@ from typing import Callable
 from kueuelint import __version__
 from kueuelint.cachedir import PYTHON_TAG, default_directory, read_marshal, write_marshal
 
-_FORMAT = 4   # bump when the cached layout changes
+_FORMAT = 5   # bump when the cached layout changes
 
 
 def rule_file_data(paths: list[Path], parse: Callable[[Path], object]) -> list[object]:

@@ -136,14 +136,15 @@ class Checker:
                     if violations or violations is returned:
                         violations = returned_violations(violations)
                 else:
-                    if activation is None:
+                    if values is None:
                         if not api_shaped(obj.data):
                             continue
                         values = self._activation_values(obj, ctx, applicable)
-                        activation = self._engine.activation(values)
-                        together = self._cel_group(obj.key, applicable).evaluate(activation)
+                        together = self._cel_group(obj.key, applicable).evaluate(values)
                     violations = together.get(rule.meta.code)
                     if violations is None:   # not answered together: alone, with its own errors
+                        if activation is None:
+                            activation = self._engine.activation(values)
                         violations = self._cel_rule(rule).evaluate(activation, values)
             except Exception as exc:  # a broken rule must not stop the others
                 self._report_rule_error(state, rule, obj, exc)
