@@ -12,8 +12,8 @@ from kueuelint.admission.candidates import (borrowing_holders, borrowing_queues,
                                              preemptor_identity, same_queue_holders)
 from kueuelint.admission.model import (NO_CANDIDATES, PREEMPT, RECLAIM, Admitted, ClusterQueue, Pending,
                                        PreemptionReason, Target)
-from kueuelint.admission.state import State, request_fits
-from kueuelint.admission.whatif import available_after
+from kueuelint.admission.state import State
+from kueuelint.admission.whatif import Trial, available_after
 
 IN_CQ = PreemptionReason.IN_CLUSTER_QUEUE
 RECLAMATION = PreemptionReason.IN_COHORT_RECLAMATION
@@ -239,16 +239,16 @@ def _minimal_set(state, cq, requests, checked, candidates, allow_borrowing) -> l
     """Kueue's heuristic: evict in order until ``checked`` (the usage whose fit is checked)
     fits, then keep, newest first, those not needed. Whether a candidate's queue still
     borrows is judged on the ``requests`` that need preemption."""
-    trial = state.ledger()
+    trial = Trial(state.tree, state.topology)
     removed: list[tuple[_Candidate, dict[FR, int]]] = []     # with the usage each gave back
     ancestors = {id(n) for n in state.tree.queues[cq.name].path_to_root()}
     for candidate in candidates:
-        if candidate.workload.cluster_queue != cq.name and not _still_borrowing(state, ancestors, candidate, requests):
+        if candidate.workload.cluster_queue != cq.name and not _still_borrowing(trial, ancestors, candidate, requests):
             continue
         taken = _contested(candidate, checked)
         trial.evict(candidate.workload, taken)
         removed.append((candidate, taken))
-        if request_fits(state, cq, checked, allow_borrowing):
+        if trial.fits(cq.name, checked, allow_borrowing):
             break
     else:
         trial.restore()
@@ -256,7 +256,7 @@ def _minimal_set(state, cq, requests, checked, candidates, allow_borrowing) -> l
     needed = [removed[-1][0]]
     for candidate, taken in reversed(removed[:-1]):
         trial.readmit(candidate.workload, taken)
-        if request_fits(state, cq, checked, allow_borrowing):
+        if trial.fits(cq.name, checked, allow_borrowing):
             continue    # not needed after all: it stays admitted
         trial.evict(candidate.workload, taken)
         needed.append(candidate)
@@ -413,13 +413,13 @@ def _fits_freed(state, cq, requests, per_queue: dict[str, dict[FR, int]], allow_
     return True
 
 
-def _still_borrowing(state: State, ancestors: set[int], candidate: _Candidate, requests) -> bool:
+def _still_borrowing(trial: Trial, ancestors: set[int], candidate: _Candidate, requests) -> bool:
     """A cross-queue candidate is only worth evicting while its queue, and its cohorts below the
     common ancestor with the preemptor (``ancestors``: ids of the preemptor's cohorts), still
     use more than their own quota."""
-    node: QuotaNode | None = state.tree.queues[candidate.workload.cluster_queue]
+    node: QuotaNode | None = trial.tree.queues[candidate.workload.cluster_queue]
     while node is not None and id(node) not in ancestors:
-        if not any(node.is_borrowing(fr) for fr in requests):
+        if not any(trial.borrowing(node, fr) for fr in requests):
             return False
         node = node.parent
     return True

@@ -8,7 +8,12 @@ usage changes are kept aside and applied only while reading, with the same bubbl
 
 from __future__ import annotations
 
+from typing import Any
+
 from kueuelint.accounting.quota import FR, QuotaNode, QuotaTree
+from kueuelint.admission.model import Admitted
+
+_UNSHIFTED: dict[QuotaNode, int] = {}
 
 
 def available_after(tree: QuotaTree, queue: str, fr: FR, removals: dict[str, int]) -> int:
@@ -19,6 +24,61 @@ def available_after(tree: QuotaTree, queue: str, fr: FR, removals: dict[str, int
     for name, amount in removals.items():
         _bubble_aside(tree.queues[name], fr, -amount, shift)
     return max(0, _available(tree.queues[queue], fr, shift))
+
+
+class Trial:
+    """Workloads taken out for a while to see what fits (preemption's minimal set): their usage
+    is kept beside the tree, per flavor/resource and node, and read with it. The tree is never
+    charged, so undoing a trial costs nothing, where charging and uncharging it cost a walk to
+    the root per victim and flavor/resource each way. Only the nodes set aside for a TAS
+    preemptor (``topology``) are put back by ``restore``."""
+
+    def __init__(self, tree: QuotaTree, topology: Any = None) -> None:
+        self.tree, self.topology = tree, topology
+        self.shift: dict[FR, dict[QuotaNode, int]] = {}
+        self._set_aside: list[tuple[str, bool]] = []      # (workload, aside) as set, in order
+
+    def evict(self, workload: Admitted, usage: dict[FR, int]) -> None:
+        """Count ``usage`` (all or the checked part of ``workload``'s) and its nodes as free."""
+        self._move(workload, usage, -1)
+
+    def readmit(self, workload: Admitted, usage: dict[FR, int]) -> None:
+        """Count again what ``evict`` freed."""
+        self._move(workload, usage, 1)
+
+    def _move(self, workload: Admitted, usage: dict[FR, int], sign: int) -> None:
+        node = self.tree.queues[workload.cluster_queue]
+        shifts = self.shift
+        for fr, amount in usage.items():
+            if amount:
+                shift = shifts.get(fr)
+                if shift is None:
+                    shift = shifts[fr] = {}
+                _bubble_aside(node, fr, sign * amount, shift)
+        if self.topology is not None:
+            self.topology.set_aside(workload.key, sign < 0)
+            self._set_aside.append((workload.key, sign < 0))
+
+    def borrowing(self, node: QuotaNode, fr: FR) -> bool:
+        """``node.is_borrowing(fr)`` with the trial's workloads out."""
+        return node.subtree.get(fr, 0) < node.usage.get(fr, 0) + self.shift.get(fr, _UNSHIFTED).get(node, 0)
+
+    def fits(self, queue: str, requests: dict[FR, int], allow_borrowing: bool) -> bool:
+        """``state.request_fits`` with the trial's workloads out."""
+        node = self.tree.queues[queue]
+        for fr, value in requests.items():
+            shift = self.shift.get(fr, _UNSHIFTED)
+            if value > max(0, _available(node, fr, shift)):
+                return False
+            if not allow_borrowing and node.subtree.get(fr, 0) < node.usage.get(fr, 0) + shift.get(node, 0) + value:
+                return False
+        return self.topology is None or self.topology.preemptor_fits()
+
+    def restore(self) -> None:
+        """Put the nodes set aside back, newest first (the usage needs nothing)."""
+        while self._set_aside:
+            key, aside = self._set_aside.pop()
+            self.topology.set_aside(key, not aside)
 
 
 def _bubble_aside(node: QuotaNode | None, fr: FR, delta: int, shift: dict[QuotaNode, int]) -> None:
