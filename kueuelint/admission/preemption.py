@@ -117,11 +117,33 @@ def _candidates_in_order(cq: ClusterQueue, preemptor: Pending, same: list[Admitt
     evicts a handful of the dozens listed. Each source (the queue's own holders, each
     borrowing queue's) already comes in that order, so merging them gives what a stable sort
     of all of them would."""
+    if not any(holders and holders[0].evicted for _, holders, _ in others) and not (same and same[0].evicted):
+        return _unevicted_in_order(cq, preemptor, same, others, allow_borrowing)
     sources = [_from_source(cq, preemptor, same, None, allow_borrowing)] if same else []
     sources += [_from_source(cq, preemptor, holders, fits, allow_borrowing) for fits, holders, _ in others if holders]
     if len(sources) == 1:
         return sources[0]
     return heapq.merge(*sources, key=lambda c: _order_key(c, cq))
+
+
+def _unevicted_in_order(cq: ClusterQueue, preemptor: Pending, same: list[Admitted], others,
+                        allow_borrowing: bool) -> Iterator[_Candidate]:
+    """``_candidates_in_order`` when no candidate is being evicted already (a source lists
+    those first, so its first holder tells). Then the order key's leading parts are fixed per
+    source: hierarchical candidates first, the other queues' next, the queue's own last; only
+    sources of one class are merged, by the holders' own rank (the rest of the key)."""
+    may_borrow_over = cq.preemption.borrow_policy == "LowerPriority"
+    for hierarchical in (True, False):
+        if not hierarchical and allow_borrowing and not may_borrow_over:
+            break       # every one of them is ReclaimWithoutBorrowing: none may go in this run
+        lists = [holders for fits, holders, _ in others if holders and fits == hierarchical]
+        holders_in_order = lists[0] if len(lists) == 1 else heapq.merge(*lists, key=Admitted.preemption_rank)
+        for wl in holders_in_order:
+            kind = _kind(cq, preemptor, wl, hierarchical)
+            if not allow_borrowing or kind != WITHOUT_BORROWING:
+                yield _Candidate(wl, kind)
+    for wl in same:
+        yield _Candidate(wl, SAME_QUEUE)
 
 
 def _from_source(cq: ClusterQueue, preemptor: Pending, holders: list[Admitted], fits: bool | None,
