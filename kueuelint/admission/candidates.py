@@ -130,12 +130,24 @@ def _walk_reachable(state: State, queue: str, frs: set[FR], bound: int | None) -
     return found
 
 
-def borrowing_queues(node: QuotaNode, frs: set[FR]):
+def borrowing_queues(node: QuotaNode, frs) -> list[str]:
     """ClusterQueues of a subtree that borrow on a contested resource, pruning lenders."""
-    if not any(node.is_borrowing(fr) for fr in frs):
+    found: list[str] = []
+    _add_borrowing_queues(node, frs, found)
+    return found
+
+
+def _add_borrowing_queues(node: QuotaNode, frs, found: list[str]) -> None:
+    # Every preemption search walks the cohort tree here: is_borrowing spelled out, and a
+    # list filled instead of generators nested as deep as the tree.
+    subtree, usage = node.subtree, node.usage
+    for fr in frs:
+        if subtree.get(fr, 0) < usage.get(fr, 0):
+            break
+    else:
         return
     if node.is_cluster_queue:
-        yield node.name
+        found.append(node.name)
         return
     for child in node.children:
-        yield from borrowing_queues(child, frs)
+        _add_borrowing_queues(child, frs, found)
