@@ -17,7 +17,8 @@ policy = st.sampled_from([("Never", None), ("LowerPriority", None), ("LowerPrior
 
 
 def _holders(queue: str, specs: list, evicted: bool) -> list[Admitted]:
-    made = [Admitted(f"ns/{queue}-{i}", queue, priority, {}, float(at), 0.0, f"{queue}-{i % 2}",
+    # UIDs repeat across queues: equal keys in two sources must keep the sources' order.
+    made = [Admitted(f"ns/{queue}-{i}", queue, priority, {}, float(at), 0.0, f"u{i % 2}",
                      evicted=evicted and gone)
             for i, (priority, at, gone) in enumerate(specs)]
     return sorted(made, key=Admitted.preemption_rank)      # as State.holders_in_order lists them

@@ -62,13 +62,14 @@ def test_a_trial_answers_as_the_charged_tree_does(queue_quotas, cohort_quotas, h
     # What the trial answers, asked before the tree is charged with the same removals.
     state = State(tree, {}, {})
     answers = [trial.fits(queue, {FRS[0]: a, FRS[1]: b}, borrow) for queue, a, b, borrow in requests]
-    borrowing = [trial.borrowing(node, fr) for node in _nodes(tree) for fr in FRS]
+    borrowing = [trial.borrowing(node, frs) for node in _nodes(tree) for frs in ([FRS[0]], [FRS[1]], FRS)]
     assert _usages(tree) == before
     for index in sorted(out):
         charged.remove(held[index].cluster_queue, held[index].usage)
     assert answers == [request_fits(state, ClusterQueue(queue), {FRS[0]: a, FRS[1]: b}, borrow)
                        for queue, a, b, borrow in requests]
-    assert borrowing == [node.is_borrowing(fr) for node in _nodes(tree) for fr in FRS]
+    assert borrowing == [any(node.is_borrowing(fr) for fr in frs) for node in _nodes(tree)
+                         for frs in ([FRS[0]], [FRS[1]], FRS)]
     charged.restore()
     trial.restore()
     assert _usages(tree) == before
@@ -84,9 +85,9 @@ def test_a_trial_frees_quota_for_a_queue_of_the_cohort():
     borrower = Admitted("ns/big", "q1", 0, {FRS[0]: 6}, 0.0, 0.0, "u")
     tree.add_usage("q1", borrower.usage)
     trial = Trial(tree)
-    assert not trial.fits("q0", {FRS[0]: 4}, True) and trial.borrowing(tree.queues["q1"], FRS[0])
+    assert not trial.fits("q0", {FRS[0]: 4}, True) and trial.borrowing(tree.queues["q1"], [FRS[0]])
     trial.evict(borrower, borrower.usage)
-    assert trial.fits("q0", {FRS[0]: 4}, False) and not trial.borrowing(tree.queues["q1"], FRS[0])
+    assert trial.fits("q0", {FRS[0]: 4}, False) and not trial.borrowing(tree.queues["q1"], [FRS[0]])
     trial.readmit(borrower, borrower.usage)
     assert not trial.fits("q0", {FRS[0]: 4}, True)
     assert tree.queues["q1"].usage[FRS[0]] == 6

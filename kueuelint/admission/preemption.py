@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass
+from itertools import chain
 from typing import Iterator
 
 from kueuelint.accounting.quota import FR, QuotaNode
@@ -131,13 +132,15 @@ def _unevicted_in_order(cq: ClusterQueue, preemptor: Pending, same: list[Admitte
     """``_candidates_in_order`` when no candidate is being evicted already (a source lists
     those first, so its first holder tells). Then the order key's leading parts are fixed per
     source: hierarchical candidates first, the other queues' next, the queue's own last; only
-    sources of one class are merged, by the holders' own rank (the rest of the key)."""
+    sources of one class are merged, by the holders' own rank (the rest of the key). The
+    sources are short and each in rank order: a stable sort of them joined merges them in C,
+    where heapq.merge would set up a Python generator per source."""
     may_borrow_over = cq.preemption.borrow_policy == "LowerPriority"
     for hierarchical in (True, False):
         if not hierarchical and allow_borrowing and not may_borrow_over:
             break       # every one of them is ReclaimWithoutBorrowing: none may go in this run
         lists = [holders for fits, holders, _ in others if holders and fits == hierarchical]
-        holders_in_order = lists[0] if len(lists) == 1 else heapq.merge(*lists, key=Admitted.preemption_rank)
+        holders_in_order = lists[0] if len(lists) == 1 else sorted(chain(*lists), key=Admitted.preemption_rank)
         for wl in holders_in_order:
             kind = _kind(cq, preemptor, wl, hierarchical)
             if not allow_borrowing or kind != WITHOUT_BORROWING:
@@ -441,7 +444,7 @@ def _still_borrowing(trial: Trial, ancestors: set[int], candidate: _Candidate, r
     use more than their own quota."""
     node: QuotaNode | None = trial.tree.queues[candidate.workload.cluster_queue]
     while node is not None and id(node) not in ancestors:
-        if not any(trial.borrowing(node, fr) for fr in requests):
+        if not trial.borrowing(node, requests):
             return False
         node = node.parent
     return True

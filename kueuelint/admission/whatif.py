@@ -59,9 +59,14 @@ class Trial:
             self.topology.set_aside(workload.key, sign < 0)
             self._set_aside.append((workload.key, sign < 0))
 
-    def borrowing(self, node: QuotaNode, fr: FR) -> bool:
-        """``node.is_borrowing(fr)`` with the trial's workloads out."""
-        return node.subtree.get(fr, 0) < node.usage.get(fr, 0) + self.shift.get(fr, _UNSHIFTED).get(node, 0)
+    def borrowing(self, node: QuotaNode, frs) -> bool:
+        """Does ``node`` borrow (``is_borrowing``) on any of ``frs`` with the trial's workloads out?"""
+        shifts, subtree, usage = self.shift, node.subtree, node.usage
+        for fr in frs:
+            shift = shifts.get(fr)
+            if subtree.get(fr, 0) < usage.get(fr, 0) + (shift.get(node, 0) if shift else 0):
+                return True
+        return False
 
     def fits(self, queue: str, requests: dict[FR, int], allow_borrowing: bool) -> bool:
         """``state.request_fits`` with the trial's workloads out."""
