@@ -191,7 +191,9 @@ def oracle(state: State):
 
 
 def _simulate(state: State, cq: ClusterQueue, preemptor: Pending, fr: FR, value: int) -> tuple[int, int]:
-    targets = find_targets(state, cq, preemptor, {fr: value})
+    # The search itself, not find_targets: the oracle's memo answers a repeated question first
+    # (same stamp), so find_targets' memo only ever missed here, at the cost of its key.
+    targets = _find_targets(state, cq, preemptor, {fr: value})
     if not targets:
         # Kueue's SimulatePreemption: without candidates, the borrowing the request needs as is
         return NO_CANDIDATES, state.tree.borrowing_level(cq.name, fr, value)[0]
