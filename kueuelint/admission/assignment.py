@@ -126,19 +126,25 @@ class Assignment:
 
     @classmethod
     def of(cls, pod_sets: list[PodSetResult]) -> Assignment:
+        # Made at every nomination: the fields are filled through locals, comparisons spelled out.
         result = cls(pod_sets)
-        failed = False
+        usage, preempt_frs, tried = result.usage, result.preempt_frs, result.tried
+        mode, borrowing, failed = FIT, 0, False
         for ps in pod_sets:
             if not failed:
-                result.tried.append(ps.tried)
+                tried.append(ps.tried)
                 failed = ps.mode == NO_FIT
-            result.mode = min(result.mode, ps.mode)
-            result.borrowing = max(result.borrowing, ps.borrow)
+            if ps.mode < mode:
+                mode = ps.mode
+            if ps.borrow > borrowing:
+                borrowing = ps.borrow
+            amounts, modes = ps.usage, ps.modes
             for resource, flavor in ps.flavors.items():
                 fr = flavor_resource(flavor, resource)
-                result.usage[fr] = result.usage.get(fr, 0) + ps.usage.get(resource, 0)
-                if ps.modes.get(resource, FIT) < FIT:
-                    result.preempt_frs.add(fr)
+                usage[fr] = usage.get(fr, 0) + amounts.get(resource, 0)
+                if modes.get(resource, FIT) < FIT:
+                    preempt_frs.add(fr)
+        result.mode, result.borrowing = mode, borrowing
         return result
 
     def flavors_used(self) -> set[str]:

@@ -40,10 +40,13 @@ class FlavorAssigner:
         counts = counts or [ps.count for ps in self.workload.pod_sets]
         assigned: dict[FR, int] = {}
         results = []
+        last = len(counts) - 1
         for index, (pod_set, count) in enumerate(zip(self.workload.pod_sets, counts)):
             result = self._pod_set(pod_set, count, assigned, self.resume[index] if index < len(self.resume) else {},
                                    self.pinned[index] if self.pinned is not None else None)
             results.append(result)
+            if index == last:
+                break       # no later pod set to tell what this one took
             for resource, flavor in result.flavors.items():
                 fr = flavor_resource(flavor, resource)
                 assigned[fr] = assigned.get(fr, 0) + result.usage.get(resource, 0)
