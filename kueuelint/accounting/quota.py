@@ -177,7 +177,7 @@ class QuotaTree:
     # --- the numbers the scheduler uses ----------------------------------------------------
 
     def available(self, queue: str, fr: FR) -> int:
-        return max(0, _available(self.queues[queue], fr))
+        return available_at(self.queues[queue], fr)
 
     def potential_available(self, queue: str, fr: FR) -> int:
         return _potential(self.queues[queue], fr)
@@ -189,24 +189,7 @@ class QuotaTree:
     def borrowing_level(self, queue: str, fr: FR, value: int) -> tuple[int, bool]:
         """The height of the lowest subtree where ``value`` more fits, and whether that subtree
         lies below the root (then the queue "may reclaim in the hierarchy")."""
-        node = self.queues[queue]
-        ancestor = node.parent
-        if ancestor is None:
-            return 0, False
-        # Asked at every flavor tried: borrows_with and local_available spelled out.
-        usage = node.usage.get(fr, 0)
-        if node.subtree.get(fr, 0) >= usage + value:
-            return 0, True
-        local = node.local.get(fr, 0)
-        remaining = value - (local - usage if local > usage else 0)
-        while ancestor is not None:
-            usage = ancestor.usage.get(fr, 0)
-            if ancestor.subtree.get(fr, 0) >= usage + remaining:
-                return ancestor.height, ancestor.parent is not None
-            local = ancestor.local.get(fr, 0)
-            remaining -= local - usage if local > usage else 0
-            ancestor = ancestor.parent
-        return node.root().height, False
+        return borrowing_level_at(self.queues[queue], fr, value)
 
     def nominal(self, queue: str, fr: FR) -> int:
         quota = self.queues[queue].quotas.get(fr)
@@ -218,6 +201,33 @@ class QuotaTree:
     def borrowed(self, queue: str, fr: FR) -> int:
         """How much of the queue's usage lies above its nominal quota."""
         return max(0, self.usage(queue, fr) - self.nominal(queue, fr))
+
+
+def available_at(node: QuotaNode, fr: FR) -> int:
+    """``QuotaTree.available`` for the queue's own node (the flavor assigner holds it)."""
+    free = _available(node, fr)
+    return free if free > 0 else 0
+
+
+def borrowing_level_at(node: QuotaNode, fr: FR, value: int) -> tuple[int, bool]:
+    """``QuotaTree.borrowing_level`` for the queue's own node."""
+    ancestor = node.parent
+    if ancestor is None:
+        return 0, False
+    # Asked at every flavor tried: borrows_with and local_available spelled out.
+    usage = node.usage.get(fr, 0)
+    if node.subtree.get(fr, 0) >= usage + value:
+        return 0, True
+    local = node.local.get(fr, 0)
+    remaining = value - (local - usage if local > usage else 0)
+    while ancestor is not None:
+        usage = ancestor.usage.get(fr, 0)
+        if ancestor.subtree.get(fr, 0) >= usage + remaining:
+            return ancestor.height, ancestor.parent is not None
+        local = ancestor.local.get(fr, 0)
+        remaining -= local - usage if local > usage else 0
+        ancestor = ancestor.parent
+    return node.root().height, False
 
 
 def _compute_subtree(node: QuotaNode) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from kueuelint.accounting.quota import FR, flavor_resource
+from kueuelint.accounting.quota import FR, available_at, borrowing_level_at, flavor_resource
 from kueuelint.admission.assignment import (
     Assignment, Attempt, PodSetResult, amount_text, is_preferred, least_severe, most_severe,
 )
@@ -34,6 +34,7 @@ class FlavorAssigner:
         self.workload = workload
         self.oracle = oracle
         node = state.tree.queues.get(cq.name)
+        self._node = node
         self._root = node.root() if node is not None else None   # whose usage the memo tracks
 
     def assign(self, counts: list[int] | None = None) -> Assignment:
@@ -250,7 +251,7 @@ class FlavorAssigner:
         return attempt
 
     def _fits_quota(self, fr: FR, previous: int, request: int) -> tuple[int | None, int, str | None, str | None]:
-        tree, queue = self.state.tree, self.cq.name
+        queue = self.cq.name
         value = previous + request
         flavor, resource = fr
         capacity = self.state.potential_available(queue, fr)
@@ -260,13 +261,16 @@ class FlavorAssigner:
                     f"request ({amount_text(resource, request)}) > maximum capacity "
                     f"({amount_text(resource, capacity)})")
             return NO_FIT, 0, text, "ExceedsMaxQuota"
-        borrow, may_reclaim = tree.borrowing_level(queue, fr, value)
-        available = tree.available(queue, fr)
+        # The queue's node read directly: asked at every flavor tried.
+        node = self._node if self._node is not None else self.state.tree.queues[queue]
+        borrow, may_reclaim = borrowing_level_at(node, fr, value)
+        available = available_at(node, fr)
         if value <= available:
             return FIT, borrow, None, None
         text = (f"insufficient unused quota for {resource} in flavor {flavor}, "
                 f"{amount_text(resource, value - available)} more needed")
-        if value <= tree.nominal(queue, fr) or may_reclaim or self._can_preempt_while_borrowing():
+        quota = node.quotas.get(fr)
+        if (quota is not None and value <= quota.nominal) or may_reclaim or self._can_preempt_while_borrowing():
             if self.oracle is None:
                 return NO_CANDIDATES, borrow, text, "WaitingForQuota"
             return None, borrow, text, "WaitingForQuota"
