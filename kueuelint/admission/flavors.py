@@ -93,16 +93,17 @@ class FlavorAssigner:
     def _shared_or_new_plan(self, pod_set: PodSetSpec, count: int) -> tuple:
         """(queue, flavors, ignore_undeclared, plan). A pod set without placement constraints
         (tolerations, node selector, affinity) in a run without topology plans like every
-        other of its requests and count in the queue: thousands of pending records share a
-        few shapes, and each is new to the scan once."""
+        other of its requests and count in a queue with the same resource groups (such a plan
+        reads nothing else of the queue): thousands of pending records share a few shapes,
+        and hundreds of queues often share their groups."""
         state = self.state
         if state.topology is not None or pod_set.tolerations or pod_set.node_selector or pod_set.affinity_terms:
             return self.cq, state.flavors, state.ignore_undeclared, self._new_plan(pod_set, count)
-        shape = (self.cq.name, count, tuple(sorted(pod_set.per_pod.items())))
+        shape = (tuple(self.cq.groups), count, tuple(sorted(pod_set.per_pod.items())))
         known = state.plans.get(shape)
-        if known is None or not self._current(known):
-            known = state.plans[shape] = (self.cq, state.flavors, state.ignore_undeclared, self._new_plan(pod_set, count))
-        return known
+        if known is None or known[1] is not state.flavors or known[2] != state.ignore_undeclared:
+            known = state.plans[shape] = (None, state.flavors, state.ignore_undeclared, self._new_plan(pod_set, count))
+        return self.cq, known[1], known[2], known[3]
 
     def _new_plan(self, pod_set: PodSetSpec, count: int) -> tuple[list[tuple], str | None]:
         cq = self.cq
