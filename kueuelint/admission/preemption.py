@@ -6,6 +6,7 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 from itertools import chain
+from operator import attrgetter
 from typing import Iterator
 
 from kueuelint.accounting.quota import FR, QuotaNode
@@ -140,13 +141,18 @@ def _unevicted_in_order(cq: ClusterQueue, preemptor: Pending, same: list[Admitte
         if not hierarchical and allow_borrowing and not may_borrow_over:
             break       # every one of them is ReclaimWithoutBorrowing: none may go in this run
         lists = [holders for fits, holders, _ in others if holders and fits == hierarchical]
-        holders_in_order = lists[0] if len(lists) == 1 else sorted(chain(*lists), key=Admitted.preemption_rank)
+        holders_in_order = lists[0] if len(lists) == 1 else sorted(chain(*lists), key=_CACHED_RANK)
         for wl in holders_in_order:
             kind = _kind(cq, preemptor, wl, hierarchical)
             if not allow_borrowing or kind != WITHOUT_BORROWING:
                 yield _Candidate(wl, kind)
     for wl in same:
         yield _Candidate(wl, SAME_QUEUE)
+
+
+# The holders come from the state's ranked lists, which computed and cached each one's
+# ``preemption_rank``: read in C, where the method would be a Python call per holder.
+_CACHED_RANK = attrgetter("_rank")
 
 
 def _from_source(cq: ClusterQueue, preemptor: Pending, holders: list[Admitted], fits: bool | None,
