@@ -45,11 +45,13 @@ def borrowing_holders(state: State, cq: ClusterQueue, preemptor: Pending,
     bound = preemptor.priority if cq.preemption.reclaim == "LowerPriority" else None
     found, previous = [], node
     for level, ancestor in enumerate(node.path_to_root()):
+        queues: list[str] = []
         for child in ancestor.children:
             if child is not previous:
-                for queue in borrowing_queues(child, frs):
-                    holders, totals = _reachable_holders(state, queue, frs, bound)
-                    found.append((level, holders, totals))
+                add_borrowing_queues(child, frs, queues)
+        for queue in queues:
+            holders, totals = _reachable_holders(state, queue, frs, bound)
+            found.append((level, holders, totals))
         previous = ancestor
     return found
 
@@ -130,14 +132,9 @@ def _walk_reachable(state: State, queue: str, frs: set[FR], bound: int | None) -
     return found
 
 
-def borrowing_queues(node: QuotaNode, frs) -> list[str]:
-    """ClusterQueues of a subtree that borrow on a contested resource, pruning lenders."""
-    found: list[str] = []
-    _add_borrowing_queues(node, frs, found)
-    return found
-
-
-def _add_borrowing_queues(node: QuotaNode, frs, found: list[str]) -> None:
+def add_borrowing_queues(node: QuotaNode, frs, found: list[str]) -> None:
+    """Add to ``found`` the ClusterQueues of a subtree that borrow on a contested resource,
+    pruning lenders."""
     # Every preemption search walks the cohort tree here: is_borrowing spelled out, and a
     # list filled instead of generators nested as deep as the tree.
     subtree, usage = node.subtree, node.usage
@@ -150,4 +147,4 @@ def _add_borrowing_queues(node: QuotaNode, frs, found: list[str]) -> None:
         found.append(node.name)
         return
     for child in node.children:
-        _add_borrowing_queues(child, frs, found)
+        add_borrowing_queues(child, frs, found)

@@ -193,7 +193,8 @@ class FlavorAssigner:
         for attempt in tried:
             if best is not None and not _may_be_preferred(attempt, best, preference):
                 continue    # the oracle can only make it worse: no need to run it
-            attempt = self._resolved(attempt)
+            if attempt.deferred:
+                attempt = self._resolved(attempt)
             if best is None or _preferred(attempt, best, preference):
                 best = attempt
         return best, least_severe(kinds), len(candidates) - 1

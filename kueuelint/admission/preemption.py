@@ -10,7 +10,7 @@ from operator import attrgetter
 from typing import Iterator
 
 from kueuelint.accounting.quota import FR, QuotaNode
-from kueuelint.admission.candidates import (borrowing_holders, borrowing_queues, first_fitting_level,
+from kueuelint.admission.candidates import (add_borrowing_queues, borrowing_holders, first_fitting_level,
                                              preemptor_identity, same_queue_holders)
 from kueuelint.admission.model import (NO_CANDIDATES, PREEMPT, RECLAIM, Admitted, ClusterQueue, Pending,
                                        PreemptionReason, Target)
@@ -170,13 +170,17 @@ def _freed_by_others(cq: ClusterQueue, preemptor: Pending, others, allow_borrowi
     in the "borrowing allowed" run those that are not ReclaimWithoutBorrowing candidates.
     Where all of a queue's may go, its holders' totals are read instead of added up again."""
     freed: dict[str, dict[FR, int]] = {}
+    may_borrow_over = cq.preemption.borrow_policy == "LowerPriority"
+    priority, threshold = preemptor.priority, cq.preemption.borrow_threshold
     for fits, holders, totals in others:
         if not holders:
             continue
         if not allow_borrowing or fits:
             freed[holders[0].cluster_queue] = {fr: totals.get(fr, 0) for fr in frs}
-        else:
-            freed.update(_sum_by_queue([wl for wl in holders if _may_borrow_over(cq, preemptor, wl)], frs))
+        elif may_borrow_over:
+            # _may_borrow_over, spelled out: asked of every holder of every run
+            freed.update(_sum_by_queue([wl for wl in holders if wl.priority < priority and
+                                        (threshold is None or wl.priority <= threshold)], frs))
     return freed
 
 
@@ -400,11 +404,12 @@ def _borrowing_now(node: QuotaNode, frs: list[FR]) -> list[str]:
     each ancestor's other children. A cohort on the way up is not skipped when it does not
     borrow itself: its queues may borrow from each other."""
     wanted = set(frs)
-    found, previous = [], node
+    found: list[str] = []
+    previous = node
     for ancestor in node.path_to_root():
         for child in ancestor.children:
             if child is not previous:
-                found += borrowing_queues(child, wanted)
+                add_borrowing_queues(child, wanted, found)
         previous = ancestor
     return found
 
