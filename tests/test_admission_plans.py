@@ -30,9 +30,11 @@ def _pending(name: str, queue: str) -> Pending:
 
 
 def _assign(state: State, queue: str, name: str):
+    """The assignment, and the steps of the plan the pod set got (a list: the compiled build
+    boxes the plan's tuple afresh when it is read, the list inside stays one object)."""
     workload = _pending(name, queue)
     assignment = FlavorAssigner(state, state.queues[queue], workload).assign()
-    return assignment, workload.pod_sets[0].plans[(queue, 2)][3]
+    return assignment, workload.pod_sets[0].plans[(queue, 2)][3][0]
 
 
 def test_queues_with_the_same_groups_share_a_plan_and_keep_their_own_quota():
@@ -49,5 +51,5 @@ def test_a_queue_with_other_groups_gets_a_plan_of_its_own():
     _, plan_q1 = _assign(state, "q1", "w1")
     third, plan_q3 = _assign(state, "q3", "w3")
     assert plan_q3 is not plan_q1
-    assert [name for name, _, _ in plan_q3[0][0][3]] == ["b"]
+    assert [name for name, _, _ in plan_q3[0][3]] == ["b"]
     assert third.mode == FIT and third.pod_sets[0].flavors == {"cpu": "b"}
