@@ -64,7 +64,7 @@ def _simulate(inventory, incoming: list, max_cycles: int | None, jobs: int | Non
     _apply_configuration(state, inventory)
     priorities = Priorities(inventory)
     pending, unread, positions = _snapshot_workloads(inventory, incoming, priorities, progress)
-    holders: dict[tuple[str, str], object] = {}     # (queue, key) -> Workload, to requeue a victim
+    holders: dict[str, dict[str, object]] = {}     # queue -> key -> Workload, to requeue a victim
     # Holders become records when their cohort tree is simulated, by the process that does it.
     state.defer_holders(unread, _holder_reader(priorities, holders, positions))
     first_incoming = len(pending)
@@ -80,7 +80,7 @@ def _simulate(inventory, incoming: list, max_cycles: int | None, jobs: int | Non
         else:
             queued.append(workload)
     done = schedule(state, _namespace_labels(inventory), queued, max_cycles,
-                    lambda held: _requeued(holders.get((held.cluster_queue, held.key)), held, inventory, priorities),
+                    lambda held: _requeued(holders.get(held.cluster_queue, {}).get(held.key), held, inventory, priorities),
                     jobs, progress)
     outcomes.update(done.outcomes)
     state.read_unadopted()
@@ -134,12 +134,16 @@ def _snapshot_workloads(inventory, incoming: list, priorities: Priorities, progr
 
 
 def _stand_in_uid(obj, positions: _Positions) -> str | None:
-    """A UID for a Workload written without one, or None when it has one (or is no Workload).
-    Kueue breaks ties between preemption candidates (same priority, admitted in the same
-    second) by UID; an API server would have numbered them in the order they were created,
-    which is the order of the input, so the position comes first."""
+    """A UID for a Workload written without one, or None when it has one (or is no Workload)."""
     if mapping_at(obj, "metadata").get("uid"):
         return None
+    return _position_uid(obj, positions)
+
+
+def _position_uid(obj, positions: _Positions) -> str | None:
+    """Kueue breaks ties between preemption candidates (same priority, admitted in the same
+    second) by UID; an API server would have numbered them in the order they were created,
+    which is the order of the input, so the position comes first."""
     position = positions.get(obj)
     return None if position is None else f"{position:09d}-{obj.namespace}-{obj.name}"
 
@@ -152,15 +156,21 @@ def _with_stand_in_uid(records: list[Pending], obj, positions: _Positions) -> li
     return records
 
 
-def _holder_reader(priorities: Priorities, holders: dict, positions: _Positions
-                   ) -> Callable[[object], Admitted | None]:
-    """Makes a holder's record, noting its Workload in ``holders`` for a requeue."""
-    def read(obj) -> Admitted | None:
-        held = admitted_from_workload(obj, priorities)
-        if held is not None:
-            holders[held.cluster_queue, held.key] = obj
-            held.uid = _stand_in_uid(obj, positions) or held.uid
-        return held
+def _holder_reader(priorities: Priorities, holders: dict[str, dict[str, object]], positions: _Positions
+                   ) -> Callable[[str, list], list[Admitted]]:
+    """Makes the records of one queue's holders, noting each one's Workload in ``holders``
+    (queue -> key -> Workload) for a requeue."""
+    def stand_in_uid(obj) -> str | None:
+        return _position_uid(obj, positions)
+
+    def read(queue: str, objs: list) -> list[Admitted]:
+        made, known = [], holders.setdefault(queue, {})
+        for obj in objs:
+            held = admitted_from_workload(obj, priorities, stand_in_uid)
+            if held is not None:
+                made.append(held)
+                known[held.key] = obj
+        return made
 
     return read
 

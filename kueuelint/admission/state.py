@@ -6,11 +6,14 @@ import bisect
 import heapq
 from dataclasses import dataclass, field
 from itertools import count
+from operator import itemgetter
 from typing import Any, Callable, Iterable
 
 from kueuelint.accounting.quota import FR, QuotaTree
 from kueuelint.admission.memo import UsageMemo
 from kueuelint.admission.model import Admitted, ClusterQueue, Flavor
+
+_first = itemgetter(0)
 
 
 class UsageLedger:
@@ -90,7 +93,7 @@ class State:
     # queue -> snapshot holders not read yet, in ``_reader``'s terms: a tree's holders are read
     # when it is first simulated, so that two processes each read only the trees they take.
     _unread: dict[str, list] = field(default_factory=dict)
-    _reader: Callable[[Any], Admitted | None] | None = None
+    _reader: Callable[[str, list], list[Admitted]] | None = None
     # queue -> (keys removed, holders added) that another process reported for an unread queue
     _changes: dict[str, tuple[list[str], list[Admitted]]] = field(default_factory=dict)
 
@@ -100,9 +103,9 @@ class State:
         self.read_holders(list(self._unread))
         return self._held
 
-    def defer_holders(self, unread: dict[str, list], reader: Callable[[Any], Admitted | None]) -> None:
-        """Record the snapshot's holders per queue, to be made by ``reader`` (None: not a
-        holder) and charged when ``read_holders`` asks for their queue. The lists are kept,
+    def defer_holders(self, unread: dict[str, list], reader: Callable[[str, list], list[Admitted]]) -> None:
+        """Record the snapshot's holders per queue, to be made by ``reader`` (a queue and its
+        items in, their records out) and charged when ``read_holders`` asks for their queue. The lists are kept,
         not copied: each is dropped when its queue is read, by the process that simulates it
         (a copy left to the caller was freed all at once at the end, 20 ms for 50,000)."""
         for queue, items in unread.items():
@@ -125,8 +128,7 @@ class State:
     def _read(self, queue: str) -> None:
         reader = self._reader
         assert reader is not None
-        made = [reader(item) for item in self._unread.pop(queue)]
-        held = [workload for workload in made if workload is not None]
+        held = reader(queue, self._unread.pop(queue))
         changes = self._changes.pop(queue, None)
         if changes is None:
             self.add_all(held)
@@ -190,7 +192,7 @@ class State:
                 replaced.append(workload)     # replacing a holder finds the old entry by bisection
                 continue
             holders[key] = workload
-            added.append(workload)
+            added.append((workload.preemption_rank(), workload))
             priority = workload.priority
             for fr, amount in workload.usage.items():
                 total[fr] = total.get(fr, 0) + amount
@@ -201,10 +203,10 @@ class State:
         # Every ranked list of a queue follows one order: sorting the holders once costs a
         # third of sorting each flavor/resource's list (stable: equal ranks keep their order).
         merge = any(ranked.values())
-        added.sort(key=Admitted.preemption_rank)
+        added.sort(key=_first)
         counter = self._counter
-        for workload in added:
-            key, entry = workload.key, (workload.preemption_rank(), next(counter), workload)
+        for rank, workload in added:
+            key, entry = workload.key, (rank, next(counter), workload)
             for fr, amount in workload.usage.items():
                 if amount > 0:
                     # get, not setdefault: setdefault would build a new empty container

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable
 
 from kueuelint.accounting.quantity import safe_parse, to_kueue_units
 from kueuelint.accounting.requests import adjusted_container, container_defaults, greater_keys, limit_range_bounds
@@ -33,20 +33,6 @@ def _epoch_of_text(value: str) -> float | None:
         return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
     except ValueError:
         return None
-
-
-def _first_conditions(listed, first: str, second: str) -> tuple[dict | None, dict | None]:
-    """The first condition of type ``first`` and of type ``second`` (Kueue reads the first
-    of each type), in one pass: most Workloads have one or two conditions."""
-    found_first = found_second = None
-    for cond in as_list(listed):
-        if isinstance(cond, dict):
-            kind = cond.get("type")
-            if kind == first and found_first is None:
-                found_first = cond
-            elif kind == second and found_second is None:
-                found_second = cond
-    return found_first, found_second
 
 
 class Priorities:
@@ -259,7 +245,8 @@ def standing(obj) -> tuple[str | None, str | None]:
     reserved = finished = None
     conditions = status.get("conditions")
     if isinstance(conditions, list):
-        # _first_conditions spelled out: this loop runs for every snapshot Workload, serially
+        # the first condition of each type, spelled out: this loop runs for every snapshot
+        # Workload, serially
         for cond in conditions:
             if isinstance(cond, dict):
                 kind = cond.get("type")
@@ -276,10 +263,13 @@ def standing(obj) -> tuple[str | None, str | None]:
     return WAITS, None
 
 
-def admitted_from_workload(obj, priorities: Priorities) -> Admitted | None:
-    """The record of a Workload that ``standing`` found holding quota. Tens of thousands of
-    snapshot holders pass here: their data is read straight, once, with the checks of
-    ``as_dict`` and ``epoch`` spelled out (a call costs more than what it does)."""
+def admitted_from_workload(obj, priorities: Priorities,
+                           stand_in_uid: Callable[[Any], str | None] | None = None) -> Admitted | None:
+    """The record of a Workload that ``standing`` found holding quota; ``stand_in_uid`` gives
+    one written without a UID its own (else its name stands in). Tens of thousands of snapshot
+    holders pass here, in the process that simulates their tree: their data is read straight,
+    once, with the checks of ``as_dict``, ``epoch`` and ``spec_priority`` spelled out (a call
+    costs more than what it does)."""
     data = obj.doc.data      # not the property: tens of thousands of calls
     status = data.get("status") if isinstance(data, dict) else None
     if not isinstance(status, dict):
@@ -290,28 +280,52 @@ def admitted_from_workload(obj, priorities: Priorities) -> Admitted | None:
     cq = admission.get("clusterQueue")
     if not isinstance(cq, str):
         return None
-    usage: dict = {}
-    assignments = admission.get("podSetAssignments")
-    if isinstance(assignments, list):
-        listed = status.get("reclaimablePods")
-        reclaimable = _reclaimable(listed) if listed else None
-        for assignment in assignments:
-            if isinstance(assignment, dict):
-                _add_assignment_usage(assignment, reclaimable.get(str(assignment.get("name")), 0) if reclaimable else 0,
-                                      usage)
-    reserved, evicted = _first_conditions(status.get("conditions"), "QuotaReserved", "Evicted")
+    usage = _held_usage(admission.get("podSetAssignments"), status)
+    reserved = evicted = None
+    conditions = status.get("conditions")
+    if isinstance(conditions, list):
+        for cond in conditions:         # Kueue reads the first condition of each type
+            if isinstance(cond, dict):
+                kind = cond.get("type")
+                if kind == "QuotaReserved":
+                    if reserved is None:
+                        reserved = cond
+                elif kind == "Evicted" and evicted is None:
+                    evicted = cond
     metadata = data.get("metadata")
-    metadata = metadata if isinstance(metadata, dict) else {}
-    created_text = metadata.get("creationTimestamp")
-    created = (_epoch_of_text(created_text) if isinstance(created_text, str) and created_text
-               else epoch(created_text)) or 0.0
-    reserved_text = reserved.get("lastTransitionTime") if reserved else None
-    reserved_at = _epoch_of_text(reserved_text) if isinstance(reserved_text, str) and reserved_text \
-        else epoch(reserved_text)
+    if not isinstance(metadata, dict):
+        metadata = {}
+    text = metadata.get("creationTimestamp")
+    created = (_epoch_of_text(text) if type(text) is str and text else epoch(text)) or 0.0
+    reserved_at = created
+    if reserved is not None:
+        text = reserved.get("lastTransitionTime")
+        reserved_at = (_epoch_of_text(text) if type(text) is str and text else epoch(text)) or created
     spec = data.get("spec")
-    priority = spec_priority(spec if isinstance(spec, dict) else {}, priorities)
-    return Admitted(f"{obj.namespace}/{obj.name}", cq, priority, usage, reserved_at or created, created,
-                    str(metadata.get("uid") or obj.name), evicted is not None and evicted.get("status") == "True")
+    if not isinstance(spec, dict):
+        spec = {}
+    priority = spec.get("priority")
+    if type(priority) is not int:
+        priority = spec_priority(spec, priorities)
+    uid = metadata.get("uid")
+    if not uid:
+        uid = (stand_in_uid(obj) if stand_in_uid is not None else None) or obj.name
+    return Admitted(f"{obj.namespace}/{obj.name}", cq, priority, usage, reserved_at, created, str(uid),
+                    evicted is not None and evicted.get("status") == "True")
+
+
+def _held_usage(assignments, status: dict) -> dict[FR, int]:
+    """What a holder's pod set assignments charge, less its finished pods (reclaimablePods)."""
+    usage: dict[FR, int] = {}
+    if not isinstance(assignments, list):
+        return usage
+    listed = status.get("reclaimablePods")
+    reclaimable = _reclaimable(listed) if listed else None
+    for assignment in assignments:
+        if isinstance(assignment, dict):
+            _add_assignment_usage(assignment, reclaimable.get(str(assignment.get("name")), 0) if reclaimable else 0,
+                                  usage)
+    return usage
 
 
 def _reclaimable(listed) -> dict[str, int] | None:
