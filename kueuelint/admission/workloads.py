@@ -107,7 +107,8 @@ def resource_violation(pod_sets, limit_ranges: list) -> str | None:
 
 
 def _any_limits(pod_sets) -> bool:
-    """Does a container of ``pod_sets`` state limits?"""
+    """Does a container of ``pod_sets`` state limits? Asked for every pending workload: the
+    loops and checks are spelled out."""
     for pod_set in pod_sets:
         template = pod_set.template
         spec = template.get("spec") if isinstance(template, dict) else None
@@ -115,8 +116,12 @@ def _any_limits(pod_sets) -> bool:
             continue
         for key in ("initContainers", "containers"):
             listed = spec.get(key)
-            if isinstance(listed, list) and any(isinstance(c, dict) and _has_limits(c) for c in listed):
-                return True
+            if not isinstance(listed, list):
+                continue
+            for container in listed:
+                resources = container.get("resources") if isinstance(container, dict) else None
+                if isinstance(resources, dict) and resources.get("limits"):
+                    return True
     return False
 
 
@@ -163,15 +168,23 @@ def pending_from_derived(obj, derived, seq: int, priorities: Priorities,
     """Pending records for one derived workload (several for per-pod kinds like Deployments);
     ``priority`` when the object states it (a Workload), else from the priority classes;
     ``limit_ranges``: the LimitRanges of its namespace."""
-    reclaimable = _reclaimable(mapping_at(obj, "status").get("reclaimablePods"))
-    # Finished pods of a pending Workload need no quota (Kueue's podSetsCountsAfterReclaim).
-    pod_sets = [pod_set_spec(ps.name, ps.count - min(max(0, reclaimable.get(ps.name, 0)), ps.count) if reclaimable
-                             else ps.count, ps.min_count, ps.requests, ps.template, _stated_topology(obj, ps))
-                for ps in derived.pod_sets]
+    data = obj.doc.data
+    status = data.get("status") if isinstance(data, dict) else None
+    listed = status.get("reclaimablePods") if isinstance(status, dict) else None
+    reclaimable = _reclaimable(listed) if listed else None
+    pod_sets = []
+    for ps in derived.pod_sets:
+        count = ps.count
+        if reclaimable:     # finished pods of a pending Workload need no quota (podSetsCountsAfterReclaim)
+            count -= min(max(0, reclaimable.get(ps.name, 0)), count)
+        pod_sets.append(pod_set_spec(ps.name, count, ps.min_count, ps.requests, ps.template,
+                                     _stated_topology(data, ps)))
     if priority is None:
         priority = priorities.resolve(derived.priority_class, _pod_priority_class(derived.pod_sets))
     namespace = derived.namespace or obj.namespace or "default"
-    metadata = mapping_at(obj, "metadata")
+    metadata = data.get("metadata") if isinstance(data, dict) else None
+    if not isinstance(metadata, dict):
+        metadata = {}
     name = derived.group_name or _object_name(obj, metadata, seq)
     created = epoch(metadata.get("creationTimestamp"))
     timestamp = created if created is not None else INCOMING_TIME + seq
@@ -187,12 +200,13 @@ def pending_from_derived(obj, derived, seq: int, priorities: Priorities,
     return records
 
 
-def _stated_topology(obj, pod_set) -> object:
-    """A Workload's own ``topologyRequest`` beside the pod set's template, if it has one."""
+def _stated_topology(data, pod_set) -> object:
+    """A Workload's own ``topologyRequest`` beside the pod set's template (in the object's
+    ``data``), if it has one."""
     path = pod_set.template_path
     if not path or path[-1] != "template":
         return None
-    return dig(obj.doc.data, *path[:-1], "topologyRequest")     # obj.get without its call
+    return dig(data, *path[:-1], "topologyRequest")
 
 
 def _object_name(obj, metadata: dict, seq: int) -> str:
