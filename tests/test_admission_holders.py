@@ -73,3 +73,36 @@ def test_workloads_with_a_uid_keep_it():
     result = simulate(Inventory(_objects(items)), [], jobs=1)
     assert result.state.admitted_by_cq["cq"]["team/a"].uid == "u-a"
     assert [wl.uid for wl in result.pending] == ["u-c"]
+
+
+def _held(conditions: list, spec_extra: dict | None = None, classes: list | None = None):
+    data = _workload("w", "1", uid="u")
+    data["status"]["conditions"] = conditions
+    data["spec"].update(spec_extra or {})
+    objects = _objects((classes or []) + [data])
+    return admitted_from_workload(objects[-1], Priorities(Inventory(objects)))
+
+
+def _condition(kind: str, status: str, at: str) -> dict:
+    return {"type": kind, "status": status, "lastTransitionTime": at}
+
+
+def test_a_holder_is_ranked_by_the_first_condition_of_each_type():
+    created = 1767225600.0      # 2026-01-01T00:00:00Z, the creation time
+    held = _held([_condition("QuotaReserved", "True", "2026-01-02T00:00:00Z"),
+                  _condition("Evicted", "True", "2026-01-03T00:00:00Z"),
+                  _condition("QuotaReserved", "True", "2026-01-04T00:00:00Z"),
+                  _condition("Evicted", "False", "2026-01-05T00:00:00Z")])
+    assert (held.reserved_at, held.timestamp, held.evicted) == (created + 86400, created, True)
+    held = _held([_condition("Evicted", "False", "2026-01-03T00:00:00Z"),
+                  _condition("Evicted", "True", "2026-01-04T00:00:00Z")])
+    assert (held.reserved_at, held.evicted) == (created, False)      # no QuotaReserved: created
+    held = _held(["junk", _condition("QuotaReserved", "True", "not a time")])
+    assert (held.reserved_at, held.evicted) == (created, False)
+
+
+def test_a_holder_states_its_priority_else_its_class_gives_it():
+    high = {"apiVersion": KUEUE, "kind": "WorkloadPriorityClass", "metadata": {"name": "high"}, "value": 1000}
+    assert _held([], {"priority": 7, "priorityClassName": "high"}, [high]).priority == 7
+    assert _held([], {"priority": True, "priorityClassName": "high"}, [high]).priority == 1000
+    assert _held([], {"priority": None, "priorityClassRef": {"name": "high"}}, [high]).priority == 1000
