@@ -79,9 +79,11 @@ def _simulate(inventory, incoming: list, max_cycles: int | None, jobs: int | Non
             outcomes[workload.key] = Outcome(INADMISSIBLE, problem[0], problem[1], workload.cluster_queue)
         else:
             queued.append(workload)
-    done = schedule(state, _namespace_labels(inventory), queued, max_cycles,
-                    lambda held: _requeued(holders.get(held.cluster_queue, {}).get(held.key), held, inventory, priorities),
-                    jobs, progress)
+
+    def requeued(held: Admitted) -> Pending | None:
+        return _requeued(holders.get(held.cluster_queue, {}).get(held.key), held, inventory, priorities)
+
+    done = schedule(state, _namespace_labels(inventory), queued, max_cycles, requeued, jobs, progress)
     outcomes.update(done.outcomes)
     state.read_unadopted()
     result = Result(pending, outcomes, done.preempted, done.cycles, state, warnings + done.warnings,

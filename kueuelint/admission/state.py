@@ -105,9 +105,10 @@ class State:
 
     def defer_holders(self, unread: dict[str, list], reader: Callable[[str, list], list[Admitted]]) -> None:
         """Record the snapshot's holders per queue, to be made by ``reader`` (a queue and its
-        items in, their records out) and charged when ``read_holders`` asks for their queue. The lists are kept,
-        not copied: each is dropped when its queue is read, by the process that simulates it
-        (a copy left to the caller was freed all at once at the end, 20 ms for 50,000)."""
+        items in, their records out) and charged when ``read_holders`` asks for their queue.
+        The lists are kept, not copied: each is dropped when its queue is read, by the process
+        that simulates it (a copy left to the caller was freed all at once at the end, 20 ms
+        for 50,000)."""
         for queue, items in unread.items():
             mine = self._unread.get(queue)
             if mine is None:
