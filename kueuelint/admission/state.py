@@ -75,7 +75,7 @@ class State:
     # True while heads are nominated: usage does not change, so ``memo`` may answer.
     frozen: bool = False
     memo: UsageMemo = field(default_factory=UsageMemo)
-    # (queue, count, requests per pod) -> the flavor assigner's plan for pod sets without
+    # (resource groups, count, requests per pod) -> the flavor assigner's plan for pod sets without
     # placement constraints (flavors.FlavorAssigner._shared_or_new_plan)
     plans: dict[tuple, tuple] = field(default_factory=dict)
     # queue -> flavor/resource -> key -> (rank, seq, holder) of the holders using it: preemption
