@@ -68,3 +68,19 @@ def test_cohort_cycle_is_dropped():
     qt.finalize()
     assert qt.in_cycle("x")
     assert qt.queues["q"].parent is None
+
+
+def test_usage_put_in_place_from_outside_is_what_the_walks_read():
+    # A forked simulation hands back its trees' end usage; the answers must follow it, not
+    # what the walks to the root had read before.
+    qt = tree(("a", "c", Q(4)), ("b", "c", Q(4)))
+    qt.add_usage("a", {CPU: 2})
+    assert (qt.available("a", CPU), qt.available("b", CPU)) == (6, 6)
+    assert qt.borrowing_level("b", CPU, 5) == (1, False)
+    qt.replace_usage({"a": {CPU: 6}, "b": {}}, {"c": {CPU: 6}})
+    assert (qt.available("a", CPU), qt.available("b", CPU)) == (2, 2)
+    qt.add_usage("b", {CPU: 1})
+    assert qt.cohorts["c"].usage[CPU] == 7
+    assert qt.available("a", CPU) == 1
+    assert qt.borrowing_level("b", CPU, 3) == (0, True)
+    assert qt.borrowing_level("b", CPU, 4) == (1, False)

@@ -55,6 +55,8 @@ class QuotaNode:
     usage: dict[FR, int] = field(default_factory=dict)
     height: int = 0
     weight: float = 1.0
+    # flavor/resource -> its cell (``cell_of``), made on the first walk that needs it
+    cells: dict[FR, QuotaCell] = field(default_factory=dict, repr=False)
 
     def borrowing_limit(self, fr: FR) -> int | None:
         quota = self.quotas.get(fr)
@@ -82,6 +84,41 @@ class QuotaNode:
         while node.parent is not None:
             node = node.parent
         return node
+
+
+class QuotaCell:
+    """One node's numbers for one flavor/resource, linked to the same flavor/resource of its
+    parent. The walks to the root that the scheduler makes hundreds of thousands of times
+    (``_bubble``, ``available_at``, ``borrowing_level_at``, the what-if walks of preemption)
+    read attributes here: on the node's dictionaries they cost four look-ups per level, each
+    hashing the flavor/resource tuple afresh. The quota numbers are fixed once the tree is
+    finalized; ``usage`` is kept equal to the node's own ``usage`` entry by ``_bubble``, and
+    ``QuotaTree.replace_usage`` drops the cells when usage is put in place from outside."""
+
+    __slots__ = ("node", "quota", "usage", "local", "subtree", "borrowing_limit", "potential", "parent")
+
+    def __init__(self, node: QuotaNode, quota: ResourceQuota | None, usage: int, local: int, subtree: int,
+                 parent: QuotaCell | None) -> None:
+        self.node = node
+        self.quota = quota
+        self.usage = usage
+        self.local = local
+        self.subtree = subtree
+        self.borrowing_limit: int | None = quota.borrowing_limit if quota is not None else None
+        self.potential: int | None = None       # potential_in's answer, once asked
+        self.parent = parent
+
+
+def cell_of(node: QuotaNode, fr: FR) -> QuotaCell:
+    """The node's cell for ``fr`` (made, with its ancestors', the first time it is asked). The
+    hottest callers look in ``node.cells`` themselves and call this only for a missing cell: a
+    call costs about as much as the look-up."""
+    cell = node.cells.get(fr)
+    if cell is None:
+        parent = node.parent
+        cell = node.cells[fr] = QuotaCell(node, node.quotas.get(fr), node.usage.get(fr, 0), node.local.get(fr, 0),
+                                          node.subtree.get(fr, 0), cell_of(parent, fr) if parent is not None else None)
+    return cell
 
 
 class QuotaTree:
@@ -132,6 +169,11 @@ class QuotaTree:
                 self._link(self.queues[name], self.cohorts[cohort])
         for node in self._roots():
             _compute_subtree(node)
+        self._drop_cells()
+
+    def _drop_cells(self) -> None:
+        for node in [*self.queues.values(), *self.cohorts.values()]:
+            node.cells = {}
 
     def in_cycle(self, cohort: str) -> bool:
         """True when the cohort, or one of its ancestors, is part of a parent cycle."""
@@ -174,13 +216,21 @@ class QuotaTree:
             if amount:
                 _bubble(node, fr, sign * amount)
 
+    def replace_usage(self, queues: dict[str, dict[FR, int]], cohorts: dict[str, dict[FR, int]]) -> None:
+        """Put in place the usage of these nodes reached elsewhere (by a forked simulation)."""
+        for name, usage in queues.items():
+            self.queues[name].usage = usage
+        for name, usage in cohorts.items():
+            self.cohorts[name].usage = usage
+        self._drop_cells()
+
     # --- the numbers the scheduler uses ----------------------------------------------------
 
     def available(self, queue: str, fr: FR) -> int:
         return available_at(self.queues[queue], fr)
 
     def potential_available(self, queue: str, fr: FR) -> int:
-        return _potential(self.queues[queue], fr)
+        return potential_in(cell_of(self.queues[queue], fr))
 
     def max_obtainable(self, queue: str, flavor: str, resource: str) -> int:
         """The most a ClusterQueue could ever hold of ``resource`` in ``flavor``."""
@@ -205,29 +255,52 @@ class QuotaTree:
 
 def available_at(node: QuotaNode, fr: FR) -> int:
     """``QuotaTree.available`` for the queue's own node (the flavor assigner holds it)."""
-    free = _available(node, fr)
+    free = free_in(cell_of(node, fr))
     return free if free > 0 else 0
 
 
 def borrowing_level_at(node: QuotaNode, fr: FR, value: int) -> tuple[int, bool]:
     """``QuotaTree.borrowing_level`` for the queue's own node."""
-    ancestor = node.parent
+    return borrowing_level_in(cell_of(node, fr), value)
+
+
+def borrowing_level_in(cell: QuotaCell, value: int) -> tuple[int, bool]:
+    """``QuotaTree.borrowing_level`` for the queue's own cell. Asked at every flavor tried:
+    ``borrows_with`` and ``local_available`` spelled out."""
+    ancestor = cell.parent
     if ancestor is None:
         return 0, False
-    # Asked at every flavor tried: borrows_with and local_available spelled out.
-    usage = node.usage.get(fr, 0)
-    if node.subtree.get(fr, 0) >= usage + value:
+    usage = cell.usage
+    if cell.subtree >= usage + value:
         return 0, True
-    local = node.local.get(fr, 0)
+    local = cell.local
     remaining = value - (local - usage if local > usage else 0)
-    while ancestor is not None:
-        usage = ancestor.usage.get(fr, 0)
-        if ancestor.subtree.get(fr, 0) >= usage + remaining:
-            return ancestor.height, ancestor.parent is not None
-        local = ancestor.local.get(fr, 0)
+    while True:
+        usage = ancestor.usage
+        if ancestor.subtree >= usage + remaining:
+            return ancestor.node.height, ancestor.parent is not None
+        local = ancestor.local
         remaining -= local - usage if local > usage else 0
+        if ancestor.parent is None:
+            return ancestor.node.height, False
         ancestor = ancestor.parent
-    return node.root().height, False
+
+
+def potential_in(cell: QuotaCell) -> int:
+    """``QuotaTree.potential_available`` for the cell's node: quotas alone decide it, so it is
+    worked out once."""
+    found = cell.potential
+    if found is None:
+        parent = cell.parent
+        if parent is None:
+            found = cell.subtree
+        else:
+            found = cell.local + potential_in(parent)
+            limit = cell.borrowing_limit
+            if limit is not None and cell.subtree + limit < found:
+                found = cell.subtree + limit
+        cell.potential = found
+    return found
 
 
 def _compute_subtree(node: QuotaNode) -> None:
@@ -246,40 +319,35 @@ def _compute_subtree(node: QuotaNode) -> None:
             node.local[fr] = max(0, totals.get(fr, 0) - quota.lending_limit)
 
 
-def _bubble(node: QuotaNode | None, fr: FR, delta: int) -> None:
-    while node is not None and delta:
-        old = node.usage.get(fr, 0)
+def _bubble(node: QuotaNode, fr: FR, delta: int) -> None:
+    cell: QuotaCell | None = node.cells.get(fr)
+    if cell is None:
+        cell = cell_of(node, fr)
+    while cell is not None and delta:
+        old = cell.usage
         new = old + delta
-        node.usage[fr] = new
-        local = node.local.get(fr, 0)
+        cell.usage = new
+        cell.node.usage[fr] = new
+        local = cell.local
         # What the parent sees: usage above the local quota (max(0, ...) spelled out, as this
         # runs half a million times in a simulation and a call to max costs more than the rest).
         delta = (new - local if new > local else 0) - (old - local if old > local else 0)
-        node = node.parent
+        cell = cell.parent
 
 
-def _available(node: QuotaNode, fr: FR) -> int:
-    # The scheduler's most asked question, once per tree level: the node's own methods are
-    # spelled out here, as each call would cost more than its arithmetic.
-    usage = node.usage.get(fr, 0)
-    parent = node.parent
+def free_in(cell: QuotaCell) -> int:
+    """What the cell's node could still take of its flavor/resource (may be below zero).
+    The scheduler's most asked question, once per tree level: the node's own methods are
+    spelled out here, as each call would cost more than its arithmetic."""
+    usage = cell.usage
+    parent = cell.parent
     if parent is None:
-        return node.subtree.get(fr, 0) - usage
-    from_parent = _available(parent, fr)
-    local = node.local.get(fr, 0)
-    quota = node.quotas.get(fr)
-    if quota is not None and quota.borrowing_limit is not None:
-        cap = (node.subtree.get(fr, 0) - local) - (usage - local if usage > local else 0) + quota.borrowing_limit
+        return cell.subtree - usage
+    from_parent = free_in(parent)
+    local = cell.local
+    limit = cell.borrowing_limit
+    if limit is not None:
+        cap = (cell.subtree - local) - (usage - local if usage > local else 0) + limit
         if cap < from_parent:
             from_parent = cap
     return (local - usage if local > usage else 0) + from_parent
-
-
-def _potential(node: QuotaNode, fr: FR) -> int:
-    if node.parent is None:
-        return node.subtree.get(fr, 0)
-    value = node.local.get(fr, 0) + _potential(node.parent, fr)
-    limit = node.borrowing_limit(fr)
-    if limit is not None:
-        value = min(value, node.subtree.get(fr, 0) + limit)
-    return value

@@ -9,7 +9,7 @@ as floating-point ratios, so two shares that differ by less than a unit still di
 
 from __future__ import annotations
 
-from kueuelint.accounting.quota import FR, QuotaNode
+from kueuelint.accounting.quota import FR, QuotaNode, cell_of, potential_in
 from kueuelint.admission.model import Admitted, ClusterQueue, Pending, PreemptionReason, Target
 from kueuelint.admission.state import State, request_fits
 
@@ -70,11 +70,9 @@ def dominant_share(node: QuotaNode) -> Share:
 
 def _lendable(node: QuotaNode) -> dict[str, int]:
     """Per resource, what ``node`` could obtain at most, summed over the flavors of its tree."""
-    from kueuelint.accounting.quota import _potential
-
     totals: dict[str, int] = {}
     for fr in node.root().subtree:
-        totals[fr[1]] = totals.get(fr[1], 0) + _potential(node, fr)
+        totals[fr[1]] = totals.get(fr[1], 0) + potential_in(cell_of(node, fr))
     return totals
 
 

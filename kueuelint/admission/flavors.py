@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from kueuelint.accounting.quota import FR, available_at, borrowing_level_at, flavor_resource
+from kueuelint.accounting.quota import FR, borrowing_level_in, cell_of, flavor_resource, free_in, potential_in
 from kueuelint.admission.assignment import (
     Assignment, Attempt, PodSetResult, amount_text, is_preferred, least_severe, most_severe,
 )
@@ -256,22 +256,27 @@ class FlavorAssigner:
         queue = self.cq.name
         value = previous + request
         flavor, resource = fr
-        capacity = self.state.potential_available(queue, fr)
+        # The queue's cell read directly: asked at every flavor tried.
+        node = self._node if self._node is not None else self.state.tree.queues[queue]
+        cell = node.cells.get(fr)
+        if cell is None:
+            cell = cell_of(node, fr)
+        capacity = potential_in(cell)
         if value > capacity:
             text = (f"insufficient quota for {resource} in flavor {flavor}, previously considered "
                     f"podsets requests ({amount_text(resource, previous)}) + current podset "
                     f"request ({amount_text(resource, request)}) > maximum capacity "
                     f"({amount_text(resource, capacity)})")
             return NO_FIT, 0, text, "ExceedsMaxQuota"
-        # The queue's node read directly: asked at every flavor tried.
-        node = self._node if self._node is not None else self.state.tree.queues[queue]
-        borrow, may_reclaim = borrowing_level_at(node, fr, value)
-        available = available_at(node, fr)
+        borrow, may_reclaim = borrowing_level_in(cell, value)
+        available = free_in(cell)
+        if available < 0:
+            available = 0
         if value <= available:
             return FIT, borrow, None, None
         text = (f"insufficient unused quota for {resource} in flavor {flavor}, "
                 f"{amount_text(resource, value - available)} more needed")
-        quota = node.quotas.get(fr)
+        quota = cell.quota
         if (quota is not None and value <= quota.nominal) or may_reclaim or self._can_preempt_while_borrowing():
             if self.oracle is None:
                 return NO_CANDIDATES, borrow, text, "WaitingForQuota"

@@ -230,11 +230,7 @@ def _record_end_state(state: State, names: list[str], before: dict, result: _Tre
 
 def _adopt(state: State, names: list[str], result: _TreeResult) -> None:
     """Give this process's state the end state the child reached for its trees."""
-    tree = state.tree
-    for name, usage in result.queue_usage.items():
-        tree.queues[name].usage = usage
-    for name, usage in result.cohort_usage.items():
-        tree.cohorts[name].usage = usage
+    state.tree.replace_usage(result.queue_usage, result.cohort_usage)
     state.adopt_holders(names, result.removed, result.added)
 
 

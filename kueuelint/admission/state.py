@@ -87,7 +87,6 @@ class State:
     _counter: count = field(default_factory=count)
     # queue -> flavor/resource -> priority -> usage: bounds what preemption could ever free.
     _by_priority: dict[str, dict[FR, dict[int, int]]] = field(default_factory=dict)
-    _potential: dict[tuple[str, FR], int] = field(default_factory=dict)
     # Queues whose holders were replaced by ``adopt_holders``: indexed again on first use.
     _unindexed: set[str] = field(default_factory=set)
     # queue -> snapshot holders not read yet, in ``_reader``'s terms: a tree's holders are read
@@ -286,14 +285,6 @@ class State:
             if entry[1] != last:
                 last = entry[1]
                 yield entry[2]
-
-    def potential_available(self, queue: str, fr: FR) -> int:
-        """``tree.potential_available``, which depends on quotas alone: computed once."""
-        key = (queue, fr)
-        found = self._potential.get(key)
-        if found is None:
-            found = self._potential[key] = self.tree.potential_available(queue, fr)
-        return found
 
     def ledger(self) -> UsageLedger:
         """Temporary usage changes, undone together by the ledger's ``restore``."""
