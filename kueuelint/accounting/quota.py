@@ -89,7 +89,7 @@ class QuotaNode:
 class QuotaCell:
     """One node's numbers for one flavor/resource, linked to the same flavor/resource of its
     parent. The walks to the root that the scheduler makes hundreds of thousands of times
-    (``_bubble``, ``available_at``, ``borrowing_level_at``, the what-if walks of preemption)
+    (``_bubble``, ``free_in``, ``borrowing_level_in``, the what-if walks of preemption)
     read attributes here: on the node's dictionaries they cost four look-ups per level, each
     hashing the flavor/resource tuple afresh. The quota numbers are fixed once the tree is
     finalized; ``usage`` is kept equal to the node's own ``usage`` entry by ``_bubble``, and
@@ -227,7 +227,8 @@ class QuotaTree:
     # --- the numbers the scheduler uses ----------------------------------------------------
 
     def available(self, queue: str, fr: FR) -> int:
-        return available_at(self.queues[queue], fr)
+        free = free_in(cell_of(self.queues[queue], fr))
+        return free if free > 0 else 0
 
     def potential_available(self, queue: str, fr: FR) -> int:
         return potential_in(cell_of(self.queues[queue], fr))
@@ -239,7 +240,7 @@ class QuotaTree:
     def borrowing_level(self, queue: str, fr: FR, value: int) -> tuple[int, bool]:
         """The height of the lowest subtree where ``value`` more fits, and whether that subtree
         lies below the root (then the queue "may reclaim in the hierarchy")."""
-        return borrowing_level_at(self.queues[queue], fr, value)
+        return borrowing_level_in(cell_of(self.queues[queue], fr), value)
 
     def nominal(self, queue: str, fr: FR) -> int:
         quota = self.queues[queue].quotas.get(fr)
@@ -251,17 +252,6 @@ class QuotaTree:
     def borrowed(self, queue: str, fr: FR) -> int:
         """How much of the queue's usage lies above its nominal quota."""
         return max(0, self.usage(queue, fr) - self.nominal(queue, fr))
-
-
-def available_at(node: QuotaNode, fr: FR) -> int:
-    """``QuotaTree.available`` for the queue's own node (the flavor assigner holds it)."""
-    free = free_in(cell_of(node, fr))
-    return free if free > 0 else 0
-
-
-def borrowing_level_at(node: QuotaNode, fr: FR, value: int) -> tuple[int, bool]:
-    """``QuotaTree.borrowing_level`` for the queue's own node."""
-    return borrowing_level_in(cell_of(node, fr), value)
 
 
 def borrowing_level_in(cell: QuotaCell, value: int) -> tuple[int, bool]:
