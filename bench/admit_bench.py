@@ -28,8 +28,16 @@ user's run does. With ``--repeat N``, each scale is measured N times, the scales
 so that a ratio compares runs under the same load; each time is printed, with the median and
 the fastest. On a shared machine single runs vary by 10-30%.
 
+With ``--against DIR``, where DIR is another kueuelint source tree (the previous head, say:
+``git worktree add /tmp/prev HEAD~1``), each scale is measured ``--repeat`` times (5 unless
+given) on this tree and on DIR, on the same objects and each time in a new process, the two
+taking turns and swapping which goes first every round. It prints both series and, round by
+round, this tree's time over DIR's, with the median ratio and how many rounds each was faster:
+a ratio of two runs a few seconds apart is steadier than either time on a shared machine.
+It also says when the two trees decide differently (other cycle, admission or preemption counts).
+
 Usage: python bench/admit_bench.py [--scale 1] [--scale 2] [--seed 7] [--jobs N] [--repeat N]
-       [--tas] [--end-to-end] [--installed]
+       [--tas] [--end-to-end] [--installed] [--against DIR]
 """
 
 from __future__ import annotations
@@ -43,10 +51,22 @@ import sys
 import time
 from pathlib import Path
 
-# The source tree by default; ``--installed`` measures the kueuelint this Python has installed
-# (e.g. the compiled build: HATCH_BUILD_HOOK_ENABLE_MYPYC=1 pip install .).
-if "--installed" not in sys.argv:
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+HERE = Path(__file__).resolve().parent.parent
+
+
+def _tree_to_import() -> str | None:
+    """This source tree by default; ``--installed``: the kueuelint this Python has installed (e.g.
+    the compiled build: HATCH_BUILD_HOOK_ENABLE_MYPYC=1 pip install .); ``--source DIR``: the
+    tree a run of ``--against`` measures in a process of its own."""
+    if "--installed" in sys.argv:
+        return None
+    if "--source" in sys.argv[:-1]:
+        return sys.argv[sys.argv.index("--source") + 1]
+    return str(HERE)
+
+
+if _tree_to_import() is not None:
+    sys.path.insert(0, str(_tree_to_import()))
 
 from kueuelint.admission.run import simulate  # noqa: E402
 from kueuelint.identify.objects import identify  # noqa: E402
@@ -239,7 +259,8 @@ def measure(scale: float, seed: int, jobs: int | None = None, tas: bool = False)
     outcomes = [o.result for o in result.outcomes.values()]
     # CPU seconds of this process: steadier than wall time on a busy machine (with -j 1 only:
     # a forked child's work is not in it)
-    return {"scale": scale, "derive_s": derived - started, "simulate_s": finished - derived,
+    return {"scale": scale, "kueuelint": _package_tree(), "derive_s": derived - started,
+            "simulate_s": finished - derived,
             "simulate_cpu_s": finished_cpu - derived_cpu,
             "cycles": result.cycles, "admitted": outcomes.count("admitted"),
             "pending": outcomes.count("pending"), "preempted": len(result.preempted)}
@@ -277,6 +298,13 @@ def end_to_end(scale: float, seed: int, jobs: int | None, installed: bool = Fals
     return times
 
 
+def _package_tree() -> str:
+    """The folder holding the kueuelint package this process imported."""
+    import kueuelint
+
+    return str(Path(kueuelint.__file__).resolve().parent.parent)
+
+
 def _build() -> str:
     import kueuelint
     from kueuelint.admission import compiled
@@ -287,9 +315,7 @@ def _build() -> str:
 def _report(rows: list[dict]) -> None:
     for row in rows:
         print(f"scale {row['scale']:g}: derive {row['derive_s']:.2f}s, simulate {row['simulate_s']:.2f}s "
-              f"({row['simulate_cpu_s']:.2f}s CPU), "
-              f"{row['cycles']} cycles, {row['admitted']} admitted, {row['pending']} pending, "
-              f"{row['preempted']} preemptions")
+              f"({row['simulate_cpu_s']:.2f}s CPU), {_counts(row)}")
     if len(rows) == 2 and rows[0]["simulate_s"]:
         factor = rows[1]["scale"] / rows[0]["scale"]
         print(f"simulate time ratio for x{factor:g} counts: {rows[1]['simulate_s'] / rows[0]['simulate_s']:.2f}")
@@ -297,15 +323,31 @@ def _report(rows: list[dict]) -> None:
 
 def _repeated(scales: list[float], args) -> dict[float, list[dict]]:
     """Each scale ``args.repeat`` times, a new process each time, the scales taking turns."""
-    command = [sys.executable, __file__, "--one-row", "--seed", str(args.seed)] + (["--tas"] if args.tas else [])
-    command += ["--jobs", str(args.jobs)] if args.jobs else []
-    command += ["--installed"] if args.installed else []
     rows: dict[float, list[dict]] = {scale: [] for scale in scales}
-    for _ in range(args.repeat):
+    for _ in range(args.repeat or 1):
         for scale in scales:
-            done = subprocess.run(command + ["--scale", str(scale)], capture_output=True, text=True, check=True)
-            rows[scale].append(json.loads(done.stdout))
+            rows[scale].append(_row(scale, args))
     return rows
+
+
+def _row(scale: float, args, source: Path | None = None) -> dict:
+    """One measurement in a new process: of ``source`` (a kueuelint source tree) when given,
+    else of what this run measures (this tree, or the installed kueuelint)."""
+    command = [sys.executable, __file__, "--one-row", "--seed", str(args.seed), "--scale", str(scale)]
+    command += ["--tas"] if args.tas else []
+    command += ["--jobs", str(args.jobs)] if args.jobs else []
+    if source is not None:
+        command += ["--source", str(source)]
+    elif args.installed:
+        command += ["--installed"]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise SystemExit(f"admit_bench: the measurement of {source or 'this build'} failed: {last}")
+    row = json.loads(done.stdout)
+    if source is not None and Path(row["kueuelint"]) != source:
+        raise SystemExit(f"admit_bench: --against {source} imported the kueuelint in {row['kueuelint']}")
+    return row
 
 
 def _report_repeated(rows: dict[float, list[dict]], repeat: int) -> None:
@@ -313,15 +355,55 @@ def _report_repeated(rows: dict[float, list[dict]], repeat: int) -> None:
     for scale, runs in rows.items():
         times = [row["simulate_s"] for row in runs]
         medians[scale] = statistics.median(times)
-        first = runs[0]
         print(f"scale {scale:g}: simulate {' '.join(f'{t:.2f}' for t in times)} s: median {medians[scale]:.2f}, "
               f"fastest {min(times):.2f}; derive median {statistics.median(r['derive_s'] for r in runs):.2f}s; "
-              f"{first['cycles']} cycles, {first['admitted']} admitted, {first['pending']} pending, "
-              f"{first['preempted']} preemptions")
+              f"{_counts(runs[0])}")
     if len(medians) == 2:
         small, large = sorted(medians)
         print(f"simulate time ratio for x{large / small:g} counts (medians of {repeat}): "
               f"{medians[large] / medians[small]:.2f}")
+
+
+def _source_tree(path: Path) -> Path:
+    """``--against``'s folder, which must hold a kueuelint source tree (a typo fails the run)."""
+    tree = path.expanduser().resolve()
+    if not (tree / "kueuelint" / "__init__.py").is_file():
+        raise SystemExit(f"admit_bench: --against {path}: no kueuelint source tree there "
+                         "(kueuelint/__init__.py is missing)")
+    return tree
+
+
+def _side_by_side(scales: list[float], args, other: Path) -> dict[float, dict[str, list[dict]]]:
+    """Each scale ``--repeat`` times on this build and on ``other``, a new process each time;
+    the two sides swap which goes first every round, so neither always runs on a warmer or
+    busier machine."""
+    rows: dict[float, dict[str, list[dict]]] = {scale: {"this": [], "other": []} for scale in scales}
+    for number in range(args.repeat or 5):
+        for scale in scales:
+            for side in ("this", "other") if number % 2 == 0 else ("other", "this"):
+                rows[scale][side].append(_row(scale, args, other if side == "other" else None))
+    return rows
+
+
+def _report_against(rows: dict[float, dict[str, list[dict]]], other: Path) -> None:
+    for scale, sides in rows.items():
+        for side, name in (("this", "this build"), ("other", str(other))):
+            runs = sides[side]
+            times = [row["simulate_s"] for row in runs]
+            print(f"scale {scale:g}, {name}: simulate {' '.join(f'{t:.2f}' for t in times)} s: "
+                  f"median {statistics.median(times):.2f}, fastest {min(times):.2f}; {_counts(runs[0])}")
+        ratios = [mine["simulate_s"] / theirs["simulate_s"] for mine, theirs in zip(sides["this"], sides["other"])]
+        faster = sum(ratio < 1 for ratio in ratios)
+        print(f"scale {scale:g}: this build's time over {other}'s, round by round: "
+              f"{' '.join(f'{r:.2f}' for r in ratios)}: median {statistics.median(ratios):.2f}; "
+              f"this build faster in {faster} of {len(ratios)} rounds")
+        if _counts(sides["this"][0]) != _counts(sides["other"][0]):
+            print(f"scale {scale:g}: the two decide differently (their counts differ)")
+
+
+def _counts(row: dict) -> str:
+    return (f"{row['cycles']} cycles, {row['admitted']} admitted, {row['pending']} pending, "
+            f"{row['preempted']} preemptions")
 
 
 def main() -> None:
@@ -334,21 +416,28 @@ def main() -> None:
                         help="also time whole admit processes on the snapshot as a JSON and a YAML file")
     parser.add_argument("--installed", action="store_true",
                         help="measure the installed kueuelint instead of this source tree")
-    parser.add_argument("--repeat", type=int, default=1,
-                        help="measure each scale this many times, each in a new process")
+    parser.add_argument("--repeat", type=int,
+                        help="measure each scale this many times, each in a new process "
+                             "(default 1; 5 with --against)")
     parser.add_argument("--tas", action="store_true",
                         help="add 2,000 nodes, 20,000 running pods and a topology-aware part of the cluster")
+    parser.add_argument("--against", type=Path, metavar="DIR",
+                        help="also measure the kueuelint source tree in DIR, taking turns with this one")
     parser.add_argument("--one-row", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--source", help=argparse.SUPPRESS)     # read before the imports above
     args = parser.parse_args()
     scales = args.scale or [1, 2]
-    if args.one_row:        # a measurement of --repeat, in its own process
+    if args.one_row:        # a measurement of --repeat or --against, in its own process
         print(json.dumps(measure(scales[0], args.seed, args.jobs, args.tas)))
         return
     from kueuelint.cores import default_jobs
 
+    other = _source_tree(args.against) if args.against is not None else None
     print(f"kueuelint: {_build()}")
     print(f"jobs: {args.jobs or default_jobs()}{'' if args.jobs else ' (idle cores now)'}")
-    if args.repeat > 1:
+    if other is not None:
+        _report_against(_side_by_side(scales, args, other), other)
+    elif (args.repeat or 1) > 1:
         _report_repeated(_repeated(scales, args), args.repeat)
     elif len(scales) > 1:
         _report([runs[0] for runs in _repeated(scales, args).values()])
