@@ -406,9 +406,29 @@ def _counts(row: dict) -> str:
             f"{row['preempted']} preemptions")
 
 
+def _above_zero(text: str) -> float:
+    try:
+        number = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not number > 0:
+        raise argparse.ArgumentTypeError(f"must be above 0, got {text}")
+    return number
+
+
+def _at_least_one(text: str) -> int:
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {number}")
+    return number
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--scale", type=float, action="append",
+    parser.add_argument("--scale", type=_above_zero, action="append",
                         help="multiply every count, e.g. 0.1 or 2 (repeatable; default 1 and 2)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--jobs", type=int, help="processes for the simulation (default: as admit: the idle cores)")
@@ -416,7 +436,7 @@ def main() -> None:
                         help="also time whole admit processes on the snapshot as a JSON and a YAML file")
     parser.add_argument("--installed", action="store_true",
                         help="measure the installed kueuelint instead of this source tree")
-    parser.add_argument("--repeat", type=int,
+    parser.add_argument("--repeat", type=_at_least_one,
                         help="measure each scale this many times, each in a new process "
                              "(default 1; 5 with --against)")
     parser.add_argument("--tas", action="store_true",

@@ -63,3 +63,13 @@ def test_the_report_gives_ratios_per_round_and_says_when_decisions_differ(capsys
     assert lines[2] == ("scale 1: this build's time over /prev's, round by round: 0.90 1.20 1.00: "
                         "median 1.00; this build faster in 1 of 3 rounds")
     assert lines[3] == "scale 1: the two decide differently (their counts differ)"
+
+
+def test_counts_that_would_measure_nothing_are_refused():
+    for args, message in ((("--scale", "0.02", "--repeat", "0"), "--repeat: must be 1 or more, got 0"),
+                          (("--scale", "-1"), "--scale: must be above 0, got -1"),
+                          (("--scale", "nan"), "--scale: must be above 0, got nan")):
+        done = _run(*args, "--against", str(ROOT))
+        assert done.returncode == 2, args
+        assert message in done.stderr
+        assert "simulate" not in done.stdout
