@@ -81,8 +81,10 @@ class Attempt:
     def add(self, resource: str, mode: int, borrow: int, preference: str) -> None:
         """One resource's outcome on this flavor."""
         self.resource_modes[resource] = mode
-        self.mode = min(self.mode, mode)
-        self.borrow = max(self.borrow, borrow)
+        if mode < self.mode:            # not min()/max(): see FlavorAssigner._place_group
+            self.mode = mode
+        if borrow > self.borrow:
+            self.borrow = borrow
         # A pair equal to the representative one is never strictly better: most resources of
         # a flavor fit alike, so the comparison is skipped for them.
         if (mode != self.rep_mode or borrow != self.rep_borrow) and \

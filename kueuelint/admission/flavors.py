@@ -161,8 +161,12 @@ class FlavorAssigner:
             result.flavors[resource] = attempt.flavor
             result.usage[resource] = amount
             result.modes[resource] = attempt.resource_modes.get(resource, FIT)
-        result.mode = min(result.mode, attempt.mode)
-        result.borrow = max(result.borrow, attempt.borrow)
+        # Comparisons, not min() and max(): Python 3.11 parses keyword arguments at every call
+        # of those, and this runs for every group of every nomination.
+        if attempt.mode < result.mode:
+            result.mode = attempt.mode
+        if attempt.borrow > result.borrow:
+            result.borrow = attempt.borrow
         return True
 
     def _choose_flavor(self, requested: tuple[tuple[str, int], ...], number: int, candidates: list,

@@ -341,13 +341,18 @@ class Simulator:
     def _reservation(self, cq: ClusterQueue, assignment: Assignment) -> dict[FR, int]:
         """Quota a queue that cannot always reclaim keeps from others for this cycle (§4.4)."""
         tree, reserved = self.state.tree, {}
+        # Comparisons, not min() and max() (see FlavorAssigner._place_group): asked for every
+        # head that does not fit.
         for fr, request in assignment.usage.items():
             nominal, usage = tree.nominal(cq.name, fr), tree.usage(cq.name, fr)
             if assignment.borrowing:
                 limit = tree.queues[cq.name].borrowing_limit(fr)
-                reserved[fr] = request if limit is None else min(request, nominal + limit - usage)
+                room = request if limit is None else nominal + limit - usage
+                reserved[fr] = request if request <= room else room
             else:
-                reserved[fr] = max(0, min(request, nominal - usage))
+                room = nominal - usage
+                kept = request if request <= room else room
+                reserved[fr] = kept if kept > 0 else 0
         return reserved
 
     def _preempting(self, entry: Entry, assignment: Assignment, run: _Cycle) -> None:
