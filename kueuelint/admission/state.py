@@ -7,7 +7,7 @@ import heapq
 from dataclasses import dataclass, field
 from itertools import count
 from operator import itemgetter
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from kueuelint.accounting.quota import FR, QuotaTree
 from kueuelint.admission.memo import UsageMemo
@@ -270,21 +270,18 @@ class State:
                 total += usage
         return total
 
-    def holders_in_order(self, queue: str, frs):
-        """Holders of ``queue`` using any of ``frs``, each once, in ``preemption_rank`` order."""
+    def holders_in_order(self, queue: str, frs) -> Iterator[Admitted]:
+        """Holders of ``queue`` using any of ``frs``, each once, in ``preemption_rank`` order.
+        Nearly always one flavor/resource has holders: its ranked list is then read through
+        an iterator made in C, where a generator would be resumed through the interpreter for
+        each of the hundred thousand holders the searches of a large run read."""
         if self._unindexed or self._unread:
             self._settle(queue)
         ranked = self._ranked.get(queue, {})
         lists = [ranked[fr] for fr in frs if ranked.get(fr)]
         if len(lists) == 1:
-            for entry in lists[0]:
-                yield entry[2]
-            return
-        last = None
-        for entry in heapq.merge(*lists):
-            if entry[1] != last:
-                last = entry[1]
-                yield entry[2]
+            return map(_HOLDER_OF_ENTRY, lists[0])
+        return _merged_holders(lists)
 
     def ledger(self) -> UsageLedger:
         """Temporary usage changes, undone together by the ledger's ``restore``."""
@@ -334,6 +331,19 @@ class State:
         if queue in self._unread:
             self._read(queue)
         return self._held.get(queue, {})
+
+
+_HOLDER_OF_ENTRY = itemgetter(2)      # an entry of a ranked list: (rank, sequence, holder)
+
+
+def _merged_holders(lists: list[list[tuple]]) -> Iterator[Admitted]:
+    """The holders of several ranked lists in rank order, each once (a holder using several
+    of the flavor/resources has one entry in each list, with the same sequence number)."""
+    last = None
+    for entry in heapq.merge(*lists):
+        if entry[1] != last:
+            last = entry[1]
+            yield entry[2]
 
 
 def request_fits(state: State, cq: ClusterQueue, requests: dict[FR, int], allow_borrowing: bool) -> bool:
