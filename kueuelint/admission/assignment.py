@@ -155,7 +155,11 @@ class Assignment:
 
     def flavors_untried(self) -> bool:
         """Kueue's ``PendingFlavors``: did a scan stop before its group's last flavor?"""
-        return any(index != -1 for tried in self.tried for index in tried.values())
+        for tried in self.tried:       # loops, not any(): asked of every head that does not fit
+            for index in tried.values():
+                if index != -1:
+                    return True
+        return False
 
     def public_mode(self) -> str:
         return "Fit" if self.mode == FIT else "NoFit" if self.mode == NO_FIT else "Preempt"

@@ -63,7 +63,7 @@ def first_fitting_level(state: State, cq: ClusterQueue, requests: dict[FR, int])
     remaining = dict(requests)
     previous = node
     for level, ancestor in enumerate(node.path_to_root()):
-        if not any(previous.borrows_with(fr, remaining[fr]) for fr in requests):
+        if not any([previous.borrows_with(fr, remaining[fr]) for fr in requests]):
             return level
         for fr in requests:
             remaining[fr] -= previous.local_available(fr)
@@ -125,7 +125,7 @@ def _walk_reachable(state: State, queue: str, frs: set[FR], bound: int | None) -
         if reach is None:
             for fr in frs:
                 borrowed[fr] -= wl.usage.get(fr, 0)
-            if all(v <= 0 for v in borrowed.values()):
+            if all([v <= 0 for v in borrowed.values()]):
                 reach = len(found)
         if reach is not None and (len(found) >= _SMALL or not found[0].evicted):
             return found[:reach]

@@ -81,7 +81,7 @@ def _find_targets(state: State, cq: ClusterQueue, preemptor: Pending,
         return _fair_targets(state, cq, preemptor, requests, usage)
     same = same_queue_holders(state, cq, preemptor, frs)
     levels = borrowing_holders(state, cq, preemptor, frs)
-    if not same and not any(holders for _, holders, _ in levels):
+    if not same and not any([holders for _, holders, _ in levels]):
         return []
     fits_from = first_fitting_level(state, cq, usage or requests) if levels else None
     others = [(fits_from is not None and level >= fits_from, holders, totals) for level, holders, totals in levels]
@@ -119,7 +119,7 @@ def _candidates_in_order(cq: ClusterQueue, preemptor: Pending, same: list[Admitt
     evicts a handful of the dozens listed. Each source (the queue's own holders, each
     borrowing queue's) already comes in that order, so merging them gives what a stable sort
     of all of them would."""
-    if not any(holders and holders[0].evicted for _, holders, _ in others) and not (same and same[0].evicted):
+    if not any([holders and holders[0].evicted for _, holders, _ in others]) and not (same and same[0].evicted):
         return _unevicted_in_order(cq, preemptor, same, others, allow_borrowing)
     sources = [_from_source(cq, preemptor, same, None, allow_borrowing)] if same else []
     sources += [_from_source(cq, preemptor, holders, fits, allow_borrowing) for fits, holders, _ in others if holders]
@@ -213,7 +213,7 @@ def _simulate(state: State, cq: ClusterQueue, preemptor: Pending, fr: FR, value:
         evicted.remove(target.workload.cluster_queue, {fr: target.workload.usage.get(fr, 0)})
     level, _ = state.tree.borrowing_level(cq.name, fr, value)
     evicted.restore()
-    same = any(t.workload.cluster_queue == cq.name for t in targets)
+    same = any([t.workload.cluster_queue == cq.name for t in targets])
     return (PREEMPT if same else RECLAIM), level
 
 
@@ -255,13 +255,13 @@ def _may_borrow_over(cq: ClusterQueue, preemptor: Pending, wl: Admitted) -> bool
 def _runs(state: State, cq: ClusterQueue, others, frs: set[FR]) -> list[bool]:
     """Which runs to try, in order: True = "borrowing allowed", False = "no borrowing" (§5.4).
     ``others``: (hierarchical, holders, their totals) of the other queues."""
-    cross = any(holders for _, holders, _ in others)
+    cross = any([holders for _, holders, _ in others])
     forbidden = cq.preemption.borrow_policy in ("", "Never")
     tree = state.tree
-    at_nominal = any(tree.usage(cq.name, fr) >= tree.nominal(cq.name, fr) for fr in frs)
+    at_nominal = any([tree.usage(cq.name, fr) >= tree.nominal(cq.name, fr) for fr in frs])
     if not cross or (forbidden and at_nominal):
         return [True]
-    if forbidden and not any(fits and holders for fits, holders, _ in others):
+    if forbidden and not any([fits and holders for fits, holders, _ in others]):
         return [False, True]
     return [True, False]
 
@@ -323,8 +323,9 @@ def _hopeless_now(state: State, cq: ClusterQueue, preemptor: Pending, requests: 
     if cq.preemption.reclaim == "Any" and _own_queue_cannot_make_room(state, cq, preemptor, requests):
         return True
     frs = sorted(requests)
-    if any(value > _room(state, cq, preemptor.priority, frs, fr) for fr, value in requests.items()):
-        return True
+    for fr, value in requests.items():
+        if value > _room(state, cq, preemptor.priority, frs, fr):
+            return True
     return cq.preemption.reclaim != "Any" and _own_queue_cannot_make_room(state, cq, preemptor, requests)
 
 
@@ -343,10 +344,13 @@ def _own_queue_cannot_make_room(state: State, cq: ClusterQueue, preemptor: Pendi
     if node is None:
         return False
     own = _own_removable(state, cq, preemptor.priority, requests)
-    at_nominal = any(tree.usage(cq.name, fr) >= tree.nominal(cq.name, fr) for fr in requests)
-    if not at_nominal and not any(node.borrows_with(fr, value - own[fr]) for fr, value in requests.items()):
+    at_nominal = any([tree.usage(cq.name, fr) >= tree.nominal(cq.name, fr) for fr in requests])
+    if not at_nominal and not any([node.borrows_with(fr, value - own[fr]) for fr, value in requests.items()]):
         return False        # the "no borrowing" run may succeed
-    if not any(value > available_after(tree, cq.name, fr, {cq.name: own[fr]}) for fr, value in requests.items()):
+    for fr, value in requests.items():
+        if value > available_after(tree, cq.name, fr, {cq.name: own[fr]}):
+            break
+    else:
         return False        # the queue's own lower-priority work may be enough
     return first_fitting_level(state, cq, requests) is None
 

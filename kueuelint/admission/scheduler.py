@@ -237,9 +237,11 @@ class Simulator:
                                   workload.scan[0] if workload.scan is not None else None, pinned)
         full = assigner.assign()
         targets = self._targets(workload, cq, full)
+        if full.mode == FIT or targets:
+            return full, targets
         deltas = [ps.count - ps.min_count if ps.min_count is not None else 0 for ps in workload.pod_sets]
-        total = sum(max(0, d) for d in deltas)
-        if full.mode == FIT or targets or total == 0:
+        total = sum([d for d in deltas if d > 0])
+        if total == 0:
             return full, targets
         low, high, found = 1, total, None
         while low <= high:
@@ -383,8 +385,12 @@ class Simulator:
         """Does ``usage`` fit with the victims' quota (``freed``: flavor/resource -> queue ->
         amount) counted as free? Asked without charging the victims, since every entry of a
         cycle asks it again with all victims so far."""
-        return all(amount <= available_after(self.state.tree, cq.name, fr, freed.get(fr, {}))
-                   for fr, amount in usage.items())
+        # A loop, not all() over a generator: asked for every entry of every cycle.
+        tree, queue = self.state.tree, cq.name
+        for fr, amount in usage.items():
+            if amount > available_after(tree, queue, fr, freed.get(fr, {})):
+                return False
+        return True
 
     def _admit(self, entry: Entry, assignment: Assignment) -> None:
         wl, cq = entry.workload, entry.cq
