@@ -12,6 +12,13 @@ format it). Two helpers keep the cycles cheap without changing any decision:
 unchanged (tests/test_admission_memo.py checks that it is invisible). ``partition`` simulates
 cohort trees apart, in two processes for large snapshots (tests/test_admission_trees.py).
 
+On the paths every nomination and preemption search takes, the code spells out what Python 3.11
+makes dear: comparisons instead of ``min()`` and ``max()`` (which parse keyword arguments at
+every call), and loops or small lists instead of generator expressions given to ``any()``,
+``all()`` or ``sum()`` (a generator is resumed through a new interpreter call at every item).
+Such places say "hot path" in a comment; callgrind counted 5% of a large simulation's
+instructions in them.
+
 Topology-aware scheduling is simulated on the snapshot's Nodes and Pods (``nodes``, ``tas``,
 ``tas_counts``, ``tas_placement``, ``topology``), and check-capacity ProvisioningRequest
 checks are decided on them (``capacity``). Deliberately not simulated (reported in the closing notes of issue 5):

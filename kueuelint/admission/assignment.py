@@ -81,7 +81,7 @@ class Attempt:
     def add(self, resource: str, mode: int, borrow: int, preference: str) -> None:
         """One resource's outcome on this flavor."""
         self.resource_modes[resource] = mode
-        if mode < self.mode:            # not min()/max(): see FlavorAssigner._place_group
+        if mode < self.mode:            # hot path: not min()/max() (kueuelint.admission's notes)
             self.mode = mode
         if borrow > self.borrow:
             self.borrow = borrow
@@ -155,7 +155,7 @@ class Assignment:
 
     def flavors_untried(self) -> bool:
         """Kueue's ``PendingFlavors``: did a scan stop before its group's last flavor?"""
-        for tried in self.tried:       # loops, not any(): asked of every head that does not fit
+        for tried in self.tried:       # hot path: loops, not any() (kueuelint.admission's notes)
             for index in tried.values():
                 if index != -1:
                     return True

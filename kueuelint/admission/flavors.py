@@ -161,8 +161,7 @@ class FlavorAssigner:
             result.flavors[resource] = attempt.flavor
             result.usage[resource] = amount
             result.modes[resource] = attempt.resource_modes.get(resource, FIT)
-        # Comparisons, not min() and max(): Python 3.11 parses keyword arguments at every call
-        # of those, and this runs for every group of every nomination.
+        # Hot path: comparisons, not min() and max() (kueuelint.admission's notes).
         if attempt.mode < result.mode:
             result.mode = attempt.mode
         if attempt.borrow > result.borrow:

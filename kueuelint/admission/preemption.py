@@ -9,7 +9,7 @@ from itertools import chain
 from operator import attrgetter
 from typing import Iterator
 
-from kueuelint.accounting.quota import FR, QuotaNode
+from kueuelint.accounting.quota import FR, QuotaNode, QuotaTree
 from kueuelint.admission.candidates import (add_borrowing_queues, borrowing_holders, first_fitting_level,
                                              preemptor_identity, same_queue_holders)
 from kueuelint.admission.model import (NO_CANDIDATES, PREEMPT, RECLAIM, Admitted, ClusterQueue, Pending,
@@ -258,12 +258,17 @@ def _runs(state: State, cq: ClusterQueue, others, frs: set[FR]) -> list[bool]:
     cross = any([holders for _, holders, _ in others])
     forbidden = cq.preemption.borrow_policy in ("", "Never")
     tree = state.tree
-    at_nominal = any([tree.usage(cq.name, fr) >= tree.nominal(cq.name, fr) for fr in frs])
+    at_nominal = _at_nominal(tree, cq.name, frs)
     if not cross or (forbidden and at_nominal):
         return [True]
     if forbidden and not any([fits and holders for fits, holders, _ in others]):
         return [False, True]
     return [True, False]
+
+
+def _at_nominal(tree: QuotaTree, queue: str, frs) -> bool:
+    """Does ``queue`` use all of its nominal quota of one of ``frs``?"""
+    return any([tree.usage(queue, fr) >= tree.nominal(queue, fr) for fr in frs])
 
 
 def _contested(candidate: _Candidate, requests) -> dict[FR, int]:
@@ -344,7 +349,7 @@ def _own_queue_cannot_make_room(state: State, cq: ClusterQueue, preemptor: Pendi
     if node is None:
         return False
     own = _own_removable(state, cq, preemptor.priority, requests)
-    at_nominal = any([tree.usage(cq.name, fr) >= tree.nominal(cq.name, fr) for fr in requests])
+    at_nominal = _at_nominal(tree, cq.name, requests)
     if not at_nominal and not any([node.borrows_with(fr, value - own[fr]) for fr, value in requests.items()]):
         return False        # the "no borrowing" run may succeed
     for fr, value in requests.items():

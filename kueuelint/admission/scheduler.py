@@ -343,8 +343,7 @@ class Simulator:
     def _reservation(self, cq: ClusterQueue, assignment: Assignment) -> dict[FR, int]:
         """Quota a queue that cannot always reclaim keeps from others for this cycle (§4.4)."""
         tree, reserved = self.state.tree, {}
-        # Comparisons, not min() and max() (see FlavorAssigner._place_group): asked for every
-        # head that does not fit.
+        # Hot path: comparisons, not min() and max() (kueuelint.admission's notes).
         for fr, request in assignment.usage.items():
             nominal, usage = tree.nominal(cq.name, fr), tree.usage(cq.name, fr)
             if assignment.borrowing:
@@ -385,7 +384,7 @@ class Simulator:
         """Does ``usage`` fit with the victims' quota (``freed``: flavor/resource -> queue ->
         amount) counted as free? Asked without charging the victims, since every entry of a
         cycle asks it again with all victims so far."""
-        # A loop, not all() over a generator: asked for every entry of every cycle.
+        # Hot path: a loop, not all() over a generator (kueuelint.admission's notes).
         tree, queue = self.state.tree, cq.name
         for fr, amount in usage.items():
             if amount > available_after(tree, queue, fr, freed.get(fr, {})):

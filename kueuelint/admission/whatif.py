@@ -22,7 +22,7 @@ def available_after(tree: QuotaTree, queue: str, fr: FR, removals: dict[str, int
     for name, amount in removals.items():
         _bubble_aside(cell_of(tree.queues[name], fr), -amount, shift)
     free = _free_after(cell_of(tree.queues[queue], fr), shift)
-    return free if free > 0 else 0      # not max(): see Trial.fits
+    return free if free > 0 else 0      # hot path: not max() (kueuelint.admission's notes)
 
 
 class Trial:
@@ -72,9 +72,7 @@ class Trial:
             cell = node.cells.get(fr)
             if cell is None:
                 cell = cell_of(node, fr)
-            # A comparison, not max(0, ...): Python 3.11 parses keyword arguments at every
-            # call of max(), and the minimal-set search asks this after every eviction.
-            free = _free_after(cell, shift)
+            free = _free_after(cell, shift)      # hot path: not max() (kueuelint.admission's notes)
             if value > (free if free > 0 else 0):
                 return False
             if not allow_borrowing and cell.subtree < cell.usage + shift.get(cell, 0) + value:
