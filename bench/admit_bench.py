@@ -65,8 +65,9 @@ def _tree_to_import() -> str | None:
     return str(HERE)
 
 
-if _tree_to_import() is not None:
-    sys.path.insert(0, str(_tree_to_import()))
+_TREE = _tree_to_import()
+if _TREE is not None:
+    sys.path.insert(0, _TREE)
 
 from kueuelint.admission.run import simulate  # noqa: E402
 from kueuelint.identify.objects import identify  # noqa: E402
